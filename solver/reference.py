@@ -108,8 +108,3 @@ def play_round(rows, hands: Sequence[Sequence[int]], professional: bool,
         rows, cows = resolve_turn(rows, cards, professional, chooser)
         total = [t + c for t, c in zip(total, cows)]
     return rows, total
-
-
-def ranks(totals: Sequence[int]) -> list[int]:
-    """Final ranks, 1 = best; equal totals share a rank (1, 1, 3, ...)."""
-    return [1 + sum(1 for u in totals if u < t) for t in totals]

@@ -93,3 +93,12 @@ class Rules:
     @property
     def professional(self) -> bool:
         return self.placement == "professional"
+
+
+def ranks(totals) -> list[int]:
+    """Final ranks, 1 = best (fewest cows); equal totals share a rank.
+
+    >>> ranks([12, 7, 12, 30])
+    [2, 1, 2, 4]
+    """
+    return [1 + sum(1 for u in totals if u < t) for t in totals]

@@ -1,0 +1,263 @@
+"""The ``nimmt`` command line: parse, call the library, render. No game logic here."""
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import sys
+import time
+from typing import Any, Callable
+
+import click
+from tabulate import tabulate
+
+from solver.position import Position, format_position, load_position
+from solver.rules import (DEFAULT_THRESHOLD, PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows,
+                          ranks)
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class NimmtGroup(click.Group):
+    """Every failure is one line on stderr and exit status 2, never a traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except NimmtError as e:
+            _fail(str(e))
+        except click.UsageError as e:
+            hint = f" (see: nimmt {e.ctx.info_name} --help)" if e.ctx and e.ctx.parent else \
+                " (see: nimmt --help)"
+            _fail(e.format_message().replace("\n", " ") + hint)
+        except click.ClickException as e:
+            _fail(e.format_message().replace("\n", " "))
+        except click.Abort:
+            click.echo("nimmt: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"nimmt: error: {message}", err=True)
+    sys.exit(2)
+
+
+class PositionType(click.ParamType):
+    """POSITION: the notation, a JSON file with the same keys, or a built-in example name."""
+
+    name = "POSITION"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Position):
+            return value
+        return load_position(value)  # NimmtError -> one line, exit 2
+
+
+POSITION = click.argument("position", type=PositionType())
+
+
+def seed_option(f):
+    return click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                        help="Seed for every random choice (default: a fresh one, reported).")(f)
+
+
+def _fresh_seed(seed: int | None) -> int:
+    return secrets.randbelow(2**31) if seed is None else seed
+
+
+class LazyProgress:
+    """A progress bar on stderr that appears only on a terminal and only once a run
+    has taken more than ``delay`` seconds; quiet otherwise."""
+
+    def __init__(self, total: int, label: str, delay: float = 1.0) -> None:
+        self.total, self.label, self.delay = total, label, delay
+        self.start = time.perf_counter()
+        self.done = 0
+        self.bar = None
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, step: int) -> None:
+        self.done += step
+        if not self.enabled:
+            return
+        if self.bar is None and time.perf_counter() - self.start > self.delay:
+            self.bar = click.progressbar(length=self.total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+            self.bar.update(self.done)
+            return
+        if self.bar is not None:
+            self.bar.update(step)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+@click.group(cls=NimmtGroup, context_settings=CONTEXT)
+@click.version_option(package_name="nimmt")
+def cli() -> None:
+    """nimmt: a solver and analysis tool for 6 nimmt! (Take 5).
+
+    A POSITION is written as key=value tokens, for example
+
+      nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
+
+    or given as a JSON file with the same keys, or as a built-in example name
+    (example, example-3p, example-pro, example-standard).
+    """
+
+
+# ---------------------------------------------------------------- show
+
+def render_position(position: Position) -> str:
+    k = position.cards_left
+    head = (f"{position.variant}, {position.players} players, {position.placement} placement — "
+            f"turn {11 - k} of 10, {k} card{'s' if k != 1 else ''} left each")
+    table = [[f"row {i}", " ".join(map(str, row)), sum(card_cows(c) for c in row),
+              5 - len(row)] for i, row in enumerate(position.rows, 1)]
+    lines = [head, "", tabulate(table, headers=["", "cards", "cows", "room before the sixth"],
+                                tablefmt="simple"), ""]
+    for i, hand in enumerate(position.hands):
+        who = "hand (you)" if i == 0 else f"p{i + 1}"
+        lines.append(f"{who}: " + ("hidden" if hand is None else " ".join(map(str, hand))))
+    if position.hidden_players:
+        count = len(position.pool)
+        listed = " ".join(map(str, position.pool)) if position.variant != "standard" else \
+            "(not listed for the standard deck)"
+        lines.append(f"unknown pool: {count} cards {listed}")
+    lines.append("gone: " + (" ".join(map(str, position.gone)) or "none")
+                 + f" ({sum(card_cows(c) for c in position.gone)} cows)")
+    if any(position.scores):
+        lines.append("scores before this round: " + ", ".join(
+            f"p{i}={s}" for i, s in enumerate(position.scores, 1)))
+    return "\n".join(lines)
+
+
+@cli.command(context_settings=CONTEXT)
+@POSITION
+def show(position: Position) -> None:
+    """Draw the rows, the hands and the unknown pool of POSITION.
+
+    \b
+    Example:
+      nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
+    """
+    click.echo(render_position(position))
+
+
+# ---------------------------------------------------------------- deal
+
+def rules_options(f: Callable) -> Callable:
+    f = click.option("--placement", type=click.Choice(PLACEMENTS), default="normal",
+                     show_default=True, help="Placement rule.")(f)
+    f = click.option("--players", "-n", type=click.IntRange(2, 10), required=True,
+                     help="Number of players, 2..10.")(f)
+    f = click.option("--variant", type=click.Choice(VARIANTS), default="tactical",
+                     show_default=True, help="Deck: standard 1..104, tactical/logic 1..10n+4.")(f)
+    return f
+
+
+@cli.command(context_settings=CONTEXT)
+@rules_options
+@click.option("--cards-left", "-k", type=click.IntRange(1, 10), default=10, show_default=True,
+              help="Cards in each hand; below 10, random bots play the turns before.")
+@seed_option
+def deal(variant: str, players: int, placement: str, cards_left: int, seed: int | None) -> None:
+    """Print a random legal position in the notation.
+
+    With --cards-left K < 10, rule-following random bots first play 10-K turns and
+    the cards they took are listed in gone. The output goes straight into the other
+    commands.
+
+    \b
+    Example:
+      nimmt deal --variant tactical --players 3 --cards-left 4 --seed 7
+    """
+    from solver.game import deal_position
+
+    used = _fresh_seed(seed)
+    if seed is None and sys.stderr.isatty():
+        click.echo(f"seed: {used}", err=True)
+    click.echo(format_position(deal_position(Rules(variant, players, placement), cards_left, used)))
+
+
+# ---------------------------------------------------------------- simulate
+
+def _interval(e) -> str:
+    if math.isnan(e.low):
+        return f"{e.mean:.3f}"
+    return f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]"
+
+
+@cli.command(context_settings=CONTEXT)
+@rules_options
+@click.option("--bots", default="random", show_default=True,
+              help="Comma-separated bot per seat (random, closest, lowkeeper, dumper); "
+                   "one name fills every seat.")
+@click.option("--games", "-g", type=click.IntRange(1, 10**10), default=10_000, show_default=True)
+@click.option("--threshold", type=click.IntRange(1, 10_000), default=DEFAULT_THRESHOLD,
+              show_default=True, help="A game ends when a total reaches this.")
+@click.option("--one-round", is_flag=True, help="Each game is a single round.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@seed_option
+def simulate(variant: str, players: int, placement: str, bots: str, games: int, threshold: int,
+             one_round: bool, fmt: str, seed: int | None) -> None:
+    """Play many games between bots and report cows, totals and win rates.
+
+    Intervals are 95% (normal approximation over games); a shared win counts
+    1/(number of winners). Ctrl-C stops and reports the games played so far.
+
+    \b
+    Example:
+      nimmt simulate --variant tactical --players 4 --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
+    """
+    from solver.game import simulate as run
+
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    if len(names) == 1:
+        names *= players
+    rules = Rules(variant, players, placement, threshold, one_round)
+    progress = LazyProgress(games, "games")
+    try:
+        result = run(rules, names, games, _fresh_seed(seed), progress=progress)
+    finally:
+        progress.close()
+    if fmt == "json":
+        click.echo(json.dumps(simulation_json(result), indent=2))
+        return
+    rows = [[s.seat, s.bot, _interval(s.cows_per_round), _interval(s.final_total),
+             _interval(s.win_rate)] for s in result.seats]
+    click.echo(f"{result.games} games ({rules.variant}, {rules.players} players, "
+               f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
+               + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game")
+    if not result.complete:
+        click.echo(f"stopped early: {result.games} of {result.games_asked} games")
+    click.echo(tabulate(rows, headers=["seat", "bot", "cows/round [95%]", "final total [95%]",
+                                       "win rate [95%]"], tablefmt="simple"))
+    click.echo(f"{result.games_per_second:,.0f} games per second "
+               f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
+
+
+def simulation_json(result) -> dict:
+    def est(e):
+        return {"mean": e.mean, "ci95": [e.low, e.high]}
+
+    return {"variant": result.rules.variant, "players": result.rules.players,
+            "placement": result.rules.placement, "threshold": result.rules.threshold,
+            "one_round": result.rules.one_round, "seed": result.seed, "games": result.games,
+            "games_asked": result.games_asked, "seconds": result.seconds,
+            "games_per_second": result.games_per_second, "mean_rounds": result.mean_rounds,
+            "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
+                       "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
+                      for s in result.seats]}
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Whole games and rounds driven by bots: dealing positions, simulating many games.
+
+The hot loops are numba kernels in ``engine``; this module picks seeds, chunks
+the work (for progress and Ctrl-C), and turns totals into statistics.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import engine
+from .position import Position
+from .rules import HAND_SIZE, NimmtError, Rules
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0) -> Position:
+    """A random legal position: a deal (the logic variant's draft with random bots),
+    then 10 - cards_left turns of random bots with rule-following row choices.
+
+    >>> deal_position(Rules("tactical", 2), 3, seed=1).cards_left
+    3
+    """
+    if not 1 <= cards_left <= HAND_SIZE:
+        raise NimmtError(f"cards-left={cards_left} is outside 1..10")
+    logic = rules.variant == "logic"
+    bots = engine.bot_codes(["random"] * rules.players)
+    _, _, log = engine.play_games(0, 1, rules.players, rules.deck_size, logic, rules.professional,
+                                  rules.threshold, True, bots, seed, record_rounds=1)
+    hands = log.hands[0, 0].tolist()
+    others = {i + 1: hands[i] for i in range(1, rules.players)} if logic else None
+    position = Position.make(players=rules.players, rows=[[int(c)] for c in log.rows[0, 0]],
+                             hand=hands[0], variant=rules.variant, placement=rules.placement,
+                             others=others)
+    for turn in range(HAND_SIZE - cards_left):
+        position, _ = position.apply_turn([int(c) for c in log.plays[0, 0, turn]])
+    return position
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A sample mean with its 95% interval (normal approximation)."""
+
+    mean: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> "Estimate":
+        mean = float(values.mean()) if len(values) else math.nan
+        half = Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+        return cls(mean, mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    seat: int  # 1-based
+    bot: str
+    cows_per_round: Estimate  # per game: its cows / its rounds; averaged over games
+    final_total: Estimate
+    win_rate: Estimate        # a shared win counts 1/(number of winners)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    rules: Rules
+    bots: tuple[str, ...]
+    seed: int
+    games: int          # games played (fewer than asked if stopped)
+    games_asked: int
+    seconds: float
+    mean_rounds: float
+    seats: tuple[SeatStats, ...]
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else math.inf
+
+    @property
+    def complete(self) -> bool:
+        return self.games == self.games_asked
+
+
+def win_shares(totals: np.ndarray) -> np.ndarray:
+    """Per game and player: 1/w if the player is one of the w players with fewest cows."""
+    best = totals.min(axis=1, keepdims=True)
+    winners = totals == best
+    return winners / winners.sum(axis=1, keepdims=True)
+
+
+def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
+             progress: Callable[[int], None] | None = None, chunk_seconds: float = 0.2,
+             max_rounds: int = 10_000) -> SimulationResult:
+    """Play ``games`` games with one bot per seat; Ctrl-C stops and returns what was played.
+
+    >>> r = simulate(Rules("tactical", 2, one_round=True), ["random", "closest"], 2000, seed=1)
+    >>> r.games, len(r.seats)
+    (2000, 2)
+    """
+    if len(bots) != rules.players:
+        raise NimmtError(f"{len(bots)} bots for {rules.players} players; name one bot per seat "
+                         "(or a single bot for every seat)")
+    if games < 1:
+        raise NimmtError("games must be at least 1")
+    codes = engine.bot_codes(bots)
+    logic = rules.variant == "logic"
+    totals = np.zeros((games, rules.players), np.int64)
+    rounds = np.zeros(games, np.int64)
+    done, chunk = 0, 1024
+    engine.play_games(0, 1, rules.players, rules.deck_size, logic, rules.professional,
+                      rules.threshold, True, codes, seed)  # load the compiled kernel first
+    start = time.perf_counter()
+    try:
+        while done < games:
+            size = min(chunk, games - done)
+            t0 = time.perf_counter()
+            totals[done:done + size], rounds[done:done + size] = engine.play_games(
+                done, size, rules.players, rules.deck_size, logic, rules.professional,
+                rules.threshold, rules.one_round, codes, seed, max_rounds=max_rounds)
+            done += size
+            if progress:
+                progress(size)
+            elapsed = time.perf_counter() - t0
+            if elapsed < chunk_seconds / 2:
+                chunk *= 2
+    except KeyboardInterrupt:
+        pass  # keep the games finished so far
+    seconds = time.perf_counter() - start
+    totals, rounds = totals[:done], rounds[:done]
+    shares = win_shares(totals) if done else np.zeros((0, rules.players))
+    seats = tuple(
+        SeatStats(p + 1, bots[p], Estimate.of(totals[:, p] / np.maximum(rounds, 1)),
+                  Estimate.of(totals[:, p].astype(float)), Estimate.of(shares[:, p]))
+        for p in range(rules.players))
+    return SimulationResult(rules, tuple(bots), seed, done, games, seconds,
+                            float(rounds.mean()) if done else math.nan, seats)
