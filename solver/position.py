@@ -240,7 +240,7 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
     scores = None
     if "scores" in data:
         scores = cards("scores") if isinstance(data["scores"], str) else data["scores"]
-        if not all(isinstance(s, int) for s in scores):
+        if not isinstance(scores, (list, tuple)) or not all(isinstance(s, int) for s in scores):
             raise NimmtError("scores must be whole numbers, player 1 first")
     return Position.make(players=players, rows=rows, hand=cards("hand"),
                          variant=str(data.get("variant", "tactical")),
