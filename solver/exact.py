@@ -20,34 +20,75 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.typed import Dict
 
-from .engine import (COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end, _place_card,
-                     jit, row_table)
+from .engine import (_COWS, COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end,
+                     _place_card, jit, row_table)
 from .position import Position
 from .rules import NimmtError, ROW_COUNT
 
 MODEL_RANDOM, MODEL_WORST = 0, 1
 MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
 OWNER_GONE, OWNER_P1, OWNER_POOL = 0, 1, 15
-KEY_WORDS = 9  # 2 words of row table + 7 words of 4-bit owners for cards 1..104
+KEY_WORDS = 14
 KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
 # stats[] slots
 RESOLVED, STATES, HITS, PRUNED, ABORTED = 0, 1, 2, 3, 4
+BOUNDARY, CHOICE = 0, 1
+MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 
 
 @jit
-def _pack_key(table, owner, deck_size, professional):
-    w = np.zeros(KEY_WORDS, np.int64)
-    for r in range(ROW_COUNT):
-        first = table[r, FIRST] if professional else 0  # normal placement never looks left
-        bits = (first | (table[r, LAST] << 7) | (table[r, LENGTH] << 14)
-                | (table[r, COWS_COLUMN] << 17))
-        w[r // 2] |= bits << (23 * (r % 2))
+def _pack_key(table, owner, deck_size, professional, words):
+    """The memo key of a turn-boundary state, written into ``words``.
+
+    Rows are listed in order of their last card (a row's number never matters).
+    Normal placement: the future depends on card values only through their order
+    and cows, so the key holds, for each row, how many cards still in play lie below
+    its last card (its "rank"), its length and cows — a row above every card in play
+    is dead and its length is dropped — and then every card still in play, ascending,
+    as (owner, cows). Professional placement compares distances, so the key holds the
+    actual first and last cards and each card's owner by number.
+    """
+    words[:] = 0
+    order = np.zeros(ROW_COUNT, np.int64)
+    for r in range(ROW_COUNT):  # rows by last card (insertion sort)
+        j = r - 1
+        while j >= 0 and table[order[j], LAST] > table[r, LAST]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = r
+    if professional:
+        for i in range(ROW_COUNT):
+            r = order[i]
+            bits = (table[r, FIRST] | (table[r, LAST] << 7) | (table[r, LENGTH] << 14)
+                    | (table[r, COWS_COLUMN] << 17))
+            words[i // 2] |= bits << (23 * (i % 2))
+        for c in range(1, deck_size + 1):
+            words[2 + (c - 1) // 16] |= owner[c] << (4 * ((c - 1) % 16))
+        return
+    in_play = 0
+    slot = 0
     for c in range(1, deck_size + 1):
-        w[2 + (c - 1) // 16] |= owner[c] << (4 * ((c - 1) % 16))
-    return (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8])
+        if owner[c] != OWNER_GONE:
+            words[1 + slot // 9] |= (owner[c] | (_COWS[c] << 4)) << (7 * (slot % 9))
+            slot += 1
+    in_play = slot
+    for i in range(ROW_COUNT):
+        r = order[i]
+        rank = 0
+        for c in range(1, table[r, LAST]):
+            if owner[c] != OWNER_GONE:
+                rank += 1
+        length = 0 if rank == in_play else table[r, LENGTH]
+        words[0] |= (rank | (length << 7) | (table[r, COWS_COLUMN] << 10)) << (16 * i)
+
+
+@jit
+def _key_tuple(w):
+    return (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12],
+            w[13])
 
 
 @jit
@@ -71,155 +112,233 @@ def _binomial(n, k):
 
 
 @jit
-def _opponent_sets(owner, deck_size, known_count, hidden_count):
-    """Every set of opponent cards for one turn, one per row: known opponent j's
-    card in column j, then hidden_count cards from the pool (ascending)."""
-    hands = np.zeros((max(known_count, 1), 10), np.int64)
-    sizes = np.zeros(max(known_count, 1), np.int64)
-    product = 1
-    for j in range(known_count):
-        sizes[j] = _cards_of(owner, deck_size, 2 + j, hands[j])
-        product *= sizes[j]
-    pool = np.zeros(deck_size, np.int64)
-    pool_count = _cards_of(owner, deck_size, OWNER_POOL, pool)
-    combos = _binomial(pool_count, hidden_count)
-    width = known_count + hidden_count
-    sets = np.zeros((product * combos, width), np.int64)
-    digits = np.zeros(max(known_count, 1), np.int64)
-    pick = np.zeros(max(hidden_count, 1), np.int64)
-    row = 0
-    for _ in range(product):
-        for i in range(hidden_count):
-            pick[i] = i
-        for _ in range(combos):
-            for j in range(known_count):
-                sets[row, j] = hands[j, digits[j]]
-            for i in range(hidden_count):
-                sets[row, known_count + i] = pool[pick[i]]
-            row += 1
-            # next combination of hidden_count out of pool_count
-            i = hidden_count - 1
-            while i >= 0 and pick[i] == pool_count - hidden_count + i:
-                i -= 1
-            if i >= 0:
-                pick[i] += 1
-                for t in range(i + 1, hidden_count):
-                    pick[t] = pick[t - 1] + 1
-        for j in range(known_count):  # mixed-radix odometer over known hands
-            digits[j] += 1
-            if digits[j] < sizes[j]:
-                break
-            digits[j] = 0
-    return sets
+def _search(table0, owner, deck_size, known_count, hidden_count, professional, model,
+            root_card, memo, stats, max_resolved, result):
+    """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
-
-@jit
-def _solve(table, owner, turn, turn_owner, m, i, deck_size, known_count, hidden_count,
-           professional, model, root_card, memo, stats, max_resolved):
-    """(value, cows now, took) for player 1.
-
-    Turn boundary (m == 0): value = the state's value over the rest of the round; with
-    root_card >= 0 only that card is considered and 'cows now' / 'took' are player 1's
-    cows and row-take probability (random) or the adversary's line (worst) this turn.
-    Inside a turn (i < m): turn[i..m-1] (ascending) are still to be placed.
+    An explicit stack (numba cannot cache recursive functions). BOUNDARY frames
+    enumerate player 1's cards (only ``root_card`` if >= 0) and every opponent set;
+    CHOICE frames branch on a row choice inside a turn. Between them, "descending"
+    places the turn's forced cards. A frame's ``add`` fields are player 1's cows
+    taken by forced placements on the way to it, added when it returns.
+    With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
     """
-    if stats[ABORTED]:
-        return 0.0, 0.0, 0.0
-    if m > 0 and i == m:  # the turn is over: the next state's value
-        value, _, _ = _solve(table, owner, turn, turn_owner, 0, 0, deck_size, known_count,
-                             hidden_count, professional, model, -1, memo, stats, max_resolved)
-        return value, 0.0, 0.0
-    if m > 0:
-        card = turn[i]
-        mine = turn_owner[i] == OWNER_P1
-        kind, _, _ = _find_end(table, card, professional)
-        options = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
-        if options == 1 or (not mine and model == MODEL_RANDOM):
-            options = 1  # forced, or a random opponent's rule-following choice
-        best, best_now, best_took = 0.0, 0.0, 0.0
-        for option in range(options):
-            child = table.copy()
-            take_row = option if (options > 1 and kind == END_TAKE) else -1
-            tie_side = option if (options > 1 and kind == END_TIE) else -1
-            _, _, cows = _place_card(child, card, professional, take_row, tie_side)
-            value, now, took = _solve(child, owner, turn, turn_owner, m, i + 1, deck_size,
-                                      known_count, hidden_count, professional, model, -1,
-                                      memo, stats, max_resolved)
-            if mine:
-                value += cows
-                now += cows
-                took = 1.0 if cows > 0 else 0.0
-            if option == 0 or (mine and value < best) or (not mine and value > best):
-                best, best_now, best_took = value, now, took
-        return best, best_now, best_took
+    width = known_count + hidden_count + 1
+    f_type = np.zeros(MAX_FRAMES, np.int64)
+    f_fresh = np.zeros(MAX_FRAMES, np.int64)
+    f_table = np.zeros((MAX_FRAMES, ROW_COUNT, 4), np.int64)
+    f_add = np.zeros(MAX_FRAMES)
+    f_add_took = np.zeros(MAX_FRAMES)
+    f_best = np.zeros(MAX_FRAMES)
+    f_best_now = np.zeros(MAX_FRAMES)
+    f_best_took = np.zeros(MAX_FRAMES)
+    b_hand = np.zeros((MAX_FRAMES, 10), np.int64)
+    b_k = np.zeros(MAX_FRAMES, np.int64)
+    b_h = np.zeros(MAX_FRAMES, np.int64)
+    b_known = np.zeros((MAX_FRAMES, max(known_count, 1), 10), np.int64)
+    b_sizes = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
+    b_digits = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
+    b_pool = np.zeros((MAX_FRAMES, deck_size), np.int64)
+    b_pool_count = np.zeros(MAX_FRAMES, np.int64)
+    b_pick = np.zeros((MAX_FRAMES, max(hidden_count, 1)), np.int64)
+    b_set = np.zeros(MAX_FRAMES, np.int64)
+    b_set_count = np.zeros(MAX_FRAMES, np.int64)
+    b_acc = np.zeros(MAX_FRAMES)
+    b_acc_now = np.zeros(MAX_FRAMES)
+    b_acc_took = np.zeros(MAX_FRAMES)
+    b_turn = np.zeros((MAX_FRAMES, width), np.int64)
+    b_tags = np.zeros((MAX_FRAMES, width), np.int64)
+    b_key = np.zeros((MAX_FRAMES, KEY_WORDS), np.int64)
+    c_i = np.zeros(MAX_FRAMES, np.int64)
+    c_options = np.zeros(MAX_FRAMES, np.int64)
+    c_option = np.zeros(MAX_FRAMES, np.int64)
+    c_kind = np.zeros(MAX_FRAMES, np.int64)
+    c_mine = np.zeros(MAX_FRAMES, np.bool_)
+    c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
+    work = np.zeros((ROW_COUNT, 4), np.int64)
+    words = np.zeros(KEY_WORDS, np.int64)
 
-    # ---- turn boundary
-    hand = np.zeros(10, np.int64)
-    k = _cards_of(owner, deck_size, OWNER_P1, hand)
-    if k == 0:
-        return 0.0, 0.0, 0.0
-    key = _pack_key(table, owner, deck_size, professional)
-    if root_card < 0:
-        if key in memo:
-            stats[HITS] += 1
-            return memo[key], 0.0, 0.0
-    stats[STATES] += 1
-    sets = _opponent_sets(owner, deck_size, known_count, hidden_count)
-    set_count = sets.shape[0]
-    width = sets.shape[1] + 1
-    cards = np.zeros(width, np.int64)
-    tags = np.zeros(width, np.int64)
-    order = np.zeros(width, np.int64)
-    sorted_cards = np.zeros(width, np.int64)
-    sorted_tags = np.zeros(width, np.int64)
-    best, best_now, best_took = math.inf, 0.0, 0.0
-    for h in range(k):
-        c = hand[h]
-        if root_card >= 0 and c != root_card:
-            continue
-        acc, acc_now, acc_took = 0.0, 0.0, 0.0
-        if model == MODEL_WORST:
-            acc = -math.inf
-        for s in range(set_count):
-            cards[0], tags[0] = c, OWNER_P1
-            for j in range(width - 1):
-                cards[j + 1] = sets[s, j]
-                tags[j + 1] = 2 + j if j < known_count else OWNER_POOL
-            for a in range(width):  # insertion sort by card
-                order[a] = a
-                b = a - 1
-                while b >= 0 and cards[order[b]] > cards[a]:
-                    order[b + 1] = order[b]
-                    b -= 1
-                order[b + 1] = a
-            for a in range(width):
-                sorted_cards[a] = cards[order[a]]
-                sorted_tags[a] = tags[order[a]]
-                owner[cards[a]] = OWNER_GONE
-            stats[RESOLVED] += 1
-            if stats[RESOLVED] > max_resolved:
-                stats[ABORTED] = 1
-            value, now, took = _solve(table, owner, sorted_cards.copy(), sorted_tags.copy(),
-                                      width, 0, deck_size, known_count, hidden_count,
-                                      professional, model, -1, memo, stats, max_resolved)
-            for a in range(width):
-                owner[cards[a]] = tags[a]
-            if model == MODEL_RANDOM:
-                acc += value
-                acc_now += now
-                acc_took += took
-            elif value > acc:
-                acc, acc_now, acc_took = value, now, took
-                if acc >= best:  # this card cannot beat one already seen
-                    stats[PRUNED] += 1
+    top = 0
+    f_type[0] = BOUNDARY
+    f_fresh[0] = 1
+    f_table[0] = table0
+    have_ret, descending = False, False
+    rv, rn, rt = 0.0, 0.0, 0.0
+    d_i, d_tf, d_pend, d_took = 0, 0, 0.0, 0.0
+    while True:
+        if descending:  # place forced cards of turn d_tf from card d_i on ``work``
+            descending = False
+            m = width
+            i = d_i
+            pushed = False
+            while i < m:
+                card = b_turn[d_tf, i]
+                mine = b_tags[d_tf, i] == OWNER_P1
+                kind = _find_end(work, card, professional)[0]
+                options = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
+                if options > 1 and (mine or model == MODEL_WORST):
+                    top += 1
+                    f_type[top] = CHOICE
+                    f_table[top] = work
+                    f_add[top], f_add_took[top] = d_pend, d_took
+                    c_i[top], c_options[top], c_option[top] = i, options, 0
+                    c_kind[top], c_mine[top], c_turn_frame[top] = kind, mine, d_tf
+                    pushed = True
                     break
-        if model == MODEL_RANDOM:
-            acc, acc_now, acc_took = acc / set_count, acc_now / set_count, acc_took / set_count
-        if acc < best:
-            best, best_now, best_took = acc, acc_now, acc_took
-    if root_card < 0 and not stats[ABORTED]:
-        memo[key] = best
-    return best, best_now, best_took
+                cows = _place_card(work, card, professional, -1, -1)[2]
+                if mine:
+                    d_pend += cows
+                    d_took = 1.0 if cows > 0 else 0.0
+                i += 1
+            if pushed:
+                continue
+            if b_k[d_tf] == 1:  # that was player 1's last card
+                rv, rn, rt, have_ret = d_pend, d_pend, d_took, True
+                continue
+            _pack_key(work, owner, deck_size, professional, words)
+            key = _key_tuple(words)
+            if key in memo:
+                stats[HITS] += 1
+                rv, rn, rt, have_ret = memo[key] + d_pend, d_pend, d_took, True
+                continue
+            top += 1
+            f_type[top] = BOUNDARY
+            f_fresh[top] = 1
+            f_table[top] = work
+            f_add[top], f_add_took[top] = d_pend, d_took
+            b_key[top] = words
+            continue
+
+        f = top
+        if f_type[f] == CHOICE:
+            if have_ret:
+                have_ret = False
+                o = c_option[f]
+                if (o == 0 or (c_mine[f] and rv < f_best[f])
+                        or (not c_mine[f] and rv > f_best[f])):
+                    f_best[f], f_best_now[f], f_best_took[f] = rv, rn, rt
+                c_option[f] = o + 1
+            if c_option[f] == c_options[f]:
+                rv = f_best[f] + f_add[f]
+                rn = f_best_now[f] + f_add[f]
+                rt = f_best_took[f] + f_add_took[f]
+                have_ret = True
+                top -= 1
+                continue
+            work[:] = f_table[f]
+            o = c_option[f]
+            card = b_turn[c_turn_frame[f], c_i[f]]
+            take_row = o if c_kind[f] == END_TAKE else -1
+            tie_side = o if c_kind[f] == END_TIE else -1
+            cows = _place_card(work, card, professional, take_row, tie_side)[2]
+            d_i, d_tf = c_i[f] + 1, c_turn_frame[f]
+            d_pend = float(cows) if c_mine[f] else 0.0
+            d_took = (1.0 if cows > 0 else 0.0) if c_mine[f] else 0.0
+            descending = True
+            continue
+
+        # ---- BOUNDARY frame
+        next_card = False
+        if f_fresh[f]:
+            f_fresh[f] = 0
+            stats[STATES] += 1
+            b_k[f] = _cards_of(owner, deck_size, OWNER_P1, b_hand[f])
+            product = 1
+            for j in range(known_count):
+                b_sizes[f, j] = _cards_of(owner, deck_size, 2 + j, b_known[f, j])
+                product *= b_sizes[f, j]
+            b_pool_count[f] = _cards_of(owner, deck_size, OWNER_POOL, b_pool[f])
+            b_set_count[f] = product * _binomial(b_pool_count[f], hidden_count)
+            b_h[f] = -1
+            f_best[f], f_best_now[f], f_best_took[f] = math.inf, 0.0, 0.0
+            next_card = True
+        elif have_ret:
+            have_ret = False
+            for a in range(width):
+                owner[b_turn[f, a]] = b_tags[f, a]
+            if model == MODEL_RANDOM:
+                b_acc[f] += rv
+                b_acc_now[f] += rn
+                b_acc_took[f] += rt
+            elif rv > b_acc[f]:
+                b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
+            b_set[f] += 1
+            pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
+            if pruned and b_set[f] < b_set_count[f]:
+                stats[PRUNED] += 1
+            if pruned or b_set[f] == b_set_count[f]:
+                value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
+                if model == MODEL_RANDOM:
+                    n = b_set_count[f]
+                    value, now, took = value / n, now / n, took / n
+                if value < f_best[f]:
+                    f_best[f], f_best_now[f], f_best_took[f] = value, now, took
+                next_card = True
+            else:  # next opponent set: hidden combination first, then known hands
+                i = hidden_count - 1
+                while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
+                    i -= 1
+                if i >= 0:
+                    b_pick[f, i] += 1
+                    for t in range(i + 1, hidden_count):
+                        b_pick[f, t] = b_pick[f, t - 1] + 1
+                else:
+                    for t in range(hidden_count):
+                        b_pick[f, t] = t
+                    for j in range(known_count):
+                        b_digits[f, j] += 1
+                        if b_digits[f, j] < b_sizes[f, j]:
+                            break
+                        b_digits[f, j] = 0
+        if next_card:
+            h = b_h[f] + 1
+            while h < b_k[f] and f == 0 and root_card >= 0 and b_hand[f, h] != root_card:
+                h += 1
+            b_h[f] = h
+            if h >= b_k[f]:  # every card done: return the state's value
+                if f == 0:
+                    if root_card < 0:
+                        memo[_key_tuple(b_key[0])] = f_best[0]
+                    result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
+                    return
+                memo[_key_tuple(b_key[f])] = f_best[f]
+                rv = f_best[f] + f_add[f]
+                rn, rt = f_add[f], f_add_took[f]
+                have_ret = True
+                top -= 1
+                continue
+            b_set[f] = 0
+            for j in range(known_count):
+                b_digits[f, j] = 0
+            for t in range(hidden_count):
+                b_pick[f, t] = t
+            b_acc[f] = 0.0 if model == MODEL_RANDOM else -math.inf
+            b_acc_now[f], b_acc_took[f] = 0.0, 0.0
+        # the next joint action: player 1's card and one opponent set, sorted
+        b_turn[f, 0], b_tags[f, 0] = b_hand[f, b_h[f]], OWNER_P1
+        for j in range(known_count):
+            b_turn[f, 1 + j], b_tags[f, 1 + j] = b_known[f, j, b_digits[f, j]], 2 + j
+        for t in range(hidden_count):
+            b_turn[f, 1 + known_count + t] = b_pool[f, b_pick[f, t]]
+            b_tags[f, 1 + known_count + t] = OWNER_POOL
+        for a in range(1, width):
+            card, tag = b_turn[f, a], b_tags[f, a]
+            j = a - 1
+            while j >= 0 and b_turn[f, j] > card:
+                b_turn[f, j + 1], b_tags[f, j + 1] = b_turn[f, j], b_tags[f, j]
+                j -= 1
+            b_turn[f, j + 1], b_tags[f, j + 1] = card, tag
+        for a in range(width):
+            owner[b_turn[f, a]] = OWNER_GONE
+        stats[RESOLVED] += 1
+        if stats[RESOLVED] > max_resolved:
+            stats[ABORTED] = 1
+            for a in range(width):
+                owner[b_turn[f, a]] = b_tags[f, a]
+            return
+        work[:] = f_table[f]
+        d_i, d_tf, d_pend, d_took = 0, f, 0.0, 0.0
+        descending = True
 
 
 # ---------------------------------------------------------------- Python API
@@ -319,13 +438,13 @@ def solve_exact(position: Position, model: str = "random",
     table = row_table(position.rows)
     stats = np.zeros(5, np.int64)
     memo = new_memo() if memo is None else memo
-    empty = np.zeros(0, np.int64)
+    result = np.zeros(3)
     start = time.perf_counter()
     lines = []
     for card in position.hand:
-        value, now, took = _solve(table, owner, empty, empty, 0, 0, position.deck_size, known,
-                                  hidden, position.professional, MODELS[model], card, memo,
-                                  stats, max_nodes)
+        _search(table, owner, position.deck_size, known, hidden, position.professional,
+                MODELS[model], card, memo, stats, max_nodes, result)
+        value, now, took = (float(x) for x in result)
         if stats[ABORTED]:
             raise BudgetExceeded(
                 f"exact search passed its budget of {max_nodes:,} nodes; raise --max-nodes "
