@@ -484,6 +484,23 @@ class TurnOutcome:
     steps: tuple[CardStep, ...]
 
 
+def _check_turn(rows, cards, take_rows, tie_sides) -> None:
+    """The kernels trust their input; this is where bad input stops."""
+    on_table = [c for r in rows for c in r]
+    if not 1 <= len(cards) <= 10:
+        raise NimmtError("a turn has one card for each of 1 to 10 players")
+    if any(not 1 <= c <= len(COWS) - 1 for c in [*on_table, *cards]):
+        raise NimmtError("cards are numbers from 1 to 104")
+    if len(set(on_table) | set(cards)) != len(on_table) + len(cards):
+        raise NimmtError("a card is played twice or is already on the table")
+    if any(list(r) != sorted(r) for r in rows):
+        raise NimmtError("each row's cards must be ascending, in table order")
+    for name, choices, top in (("take_rows", take_rows, ROW_COUNT - 1), ("tie_sides", tie_sides, 1)):
+        if choices is not None and (len(choices) != len(cards)
+                                    or any(not -1 <= c <= top for c in choices)):
+            raise NimmtError(f"{name} needs one entry per card, each -1..{top}")
+
+
 def resolve_turn(rows: Sequence[Sequence[int]], cards: Sequence[int], professional: bool = False,
                  take_rows: Sequence[int] | None = None,
                  tie_sides: Sequence[int] | None = None) -> TurnOutcome:
@@ -495,6 +512,7 @@ def resolve_turn(rows: Sequence[Sequence[int]], cards: Sequence[int], profession
     """
     n = len(cards)
     row_cards, lens = rows_to_arrays(rows)
+    _check_turn(rows, cards, take_rows, tie_sides)
     card_arr = np.asarray(cards, np.int64)
     take = np.full(n, NO_CHOICE, np.int64) if take_rows is None else np.asarray(take_rows, np.int64)
     tie = np.full(n, NO_CHOICE, np.int64) if tie_sides is None else np.asarray(tie_sides, np.int64)
@@ -534,6 +552,8 @@ def play_games(first_game: int, game_count: int, players: int, deck_size: int, l
     """Play games first_game.. with bots; returns (totals[game, player], rounds[game])
     and, when record_rounds > 0, a GameLog of the first record_rounds rounds of each game.
     Game g's randomness depends only on (seed, g)."""
+    if len(bots) != players or not 2 <= players <= 10 or deck_size < HAND_SIZE * players + ROW_COUNT:
+        raise NimmtError("need one bot per player, 2..10 players, and a deck that deals")
     totals = np.zeros((game_count, players), np.int64)
     rounds = np.zeros(game_count, np.int64)
     logged = game_count if record_rounds else 0

@@ -37,6 +37,8 @@ KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
 RESOLVED, STATES, HITS, PRUNED, ABORTED = 0, 1, 2, 3, 4
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
+ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
+CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmarks/analysis.py)
 
 
 @jit
@@ -341,6 +343,20 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
         descending = True
 
 
+@jit
+def _state_value(table, owner, deck_size, known_count, hidden_count, professional, model,
+                 memo, stats, max_resolved, words, result):
+    """Value of a turn-boundary state with player 1 choosing its card: memo first."""
+    _pack_key(table, owner, deck_size, professional, words)
+    key = _key_tuple(words)
+    if key in memo:
+        stats[HITS] += 1
+        return memo[key]
+    _search(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
+            stats, max_resolved, result)
+    return result[0]
+
+
 # ---------------------------------------------------------------- Python API
 
 class BudgetExceeded(NimmtError):
@@ -395,26 +411,26 @@ def opponent_set_count(position: Position, cards_left: int | None = None) -> int
     return k ** known * math.comb(max(pool, 0), hidden)
 
 
-def estimate_nodes(position: Position) -> int:
-    """An upper estimate of the joint actions the exact search resolves.
+def estimate_nodes(position: Position, cards_left: int | None = None) -> int:
+    """An upper estimate of the joint actions the exact search resolves (from this
+    position, or from one like it with ``cards_left`` cards in each hand).
 
     Turn by turn: the states reachable (the smaller of the plain tree's width and the
     number of distinct card sets times a row factor) times the joint actions of each.
     """
-    k = position.cards_left
+    k = position.cards_left if cards_left is None else cards_left
     known = sum(1 for h in position.hands[1:] if h is not None)
     hidden = len(position.hidden_players)
-    pool = len(position.pool)
+    pool = len(position.pool) - hidden * (position.cards_left - k)
     tree, total = 1, 0
     for d in range(k):  # d turns played
         kd = k - d
-        joint = kd * opponent_set_count(position, kd)
-        card_sets = (math.comb(k, d) ** (1 + known)
-                     * math.comb(pool, hidden * d) * math.comb(hidden * d, d) ** 0)
-        states = min(tree, card_sets * 8)  # 8: distinct row tables per card set, generous
+        joint = kd * kd ** known * math.comb(max(pool - hidden * d, 0), hidden)
+        card_sets = math.comb(k, d) ** (1 + known) * math.comb(max(pool, 0), hidden * d)
+        states = min(tree, card_sets * ROW_FACTOR)
         total += states * joint
         tree *= joint
-    return total
+    return CHOICE_FACTOR * total
 
 
 def new_memo():

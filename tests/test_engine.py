@@ -561,7 +561,7 @@ def games_in_progress(draw):
     return deck, professional, hands, rows, aside, turns
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(games_in_progress())
 def test_turn_sequences_keep_every_card(game):
     deck, professional, hands, rows, aside, turns = game
