@@ -105,7 +105,11 @@ def cli() -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
 
     or given as a JSON file with the same keys, or as a built-in example name
-    (example, example-3p, example-pro, example-standard).
+    (example, example-3p, example-pro, example-logic, example-standard).
+
+    \b
+    Example:
+      nimmt analyse example
     """
 
 
@@ -145,6 +149,119 @@ def show(position: Position) -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
     """
     click.echo(render_position(position))
+
+
+# ---------------------------------------------------------------- analyse
+
+def _group_cards(analysis) -> list[tuple[list[int], Any]]:
+    """Cards whose every figure is equal share a table line (exact results only)."""
+    groups: list[tuple[list[int], Any]] = []
+    for c in analysis.cards:
+        if groups and analysis.method == "exact":
+            last = groups[-1][1]
+            if all(abs(a - b) <= 1e-9 for a, b in ((c.value, last.value),
+                                                    (c.cows_now, last.cows_now),
+                                                    (c.take_probability, last.take_probability))):
+                groups[-1][0].append(c.card)
+                continue
+        groups.append(([c.card], c))
+    return groups
+
+
+def render_analysis(analysis, tablefmt: str) -> str:
+    from solver.analysis import UNITS
+
+    pos = analysis.position
+    unit = UNITS[analysis.opponents]
+    lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
+             f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
+             f"opponents: {analysis.opponents} ({unit} to the end of the round)",
+             f"method: {analysis.method} ({analysis.reason}); "
+             + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
+                if analysis.method == "exact" else f"{analysis.seconds:.3f} s")]
+    if analysis.later_play:
+        lines.append(f"samples: {analysis.cards[0].samples:,} per card; {analysis.later_play}")
+    if not analysis.complete:
+        lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
+    mc = analysis.method == "montecarlo"
+    nash = analysis.opponents == "nash"
+    now_label = "cows now" if analysis.opponents != "worst" else "cows now (line)"
+    headers = ["card", unit, "regret"]
+    headers += ["± stderr", "95% interval"] if mc else []
+    headers += ["frequency"] if nash else ["P(take now)", now_label, "later"]
+    rows = []
+    for cards, c in _group_cards(analysis):
+        row = [", ".join(map(str, cards)), f"{c.value:.3f}", f"{c.regret:.3f}"]
+        if mc:
+            row += [f"{c.stderr:.3f}", f"[{c.ci95[0]:.3f}, {c.ci95[1]:.3f}]"]
+        if nash:
+            row += [f"{c.frequency:.3f}"]
+        else:
+            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}", f"{c.cows_later:.3f}"]
+        rows.append(row)
+    table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
+                     colalign=["left"] + ["right"] * (len(headers) - 1))
+    best = analysis.cards[0]
+    tied = [c.card for c in analysis.cards if c.regret <= 1e-9]
+    verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
+    rest = [c for c in analysis.cards if c.regret > 1e-9]
+    if rest:
+        verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
+    if tablefmt == "github":
+        return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
+    return "\n".join(lines + ["", table, "", verdict])
+
+
+@cli.command(context_settings=CONTEXT)
+@POSITION
+@click.option("--opponents", type=click.Choice(["random", "worst", "nash"]), default="random",
+              show_default=True,
+              help="random: expected cows against uniformly random opponents; worst: cows you "
+                   "can guarantee against an adversary who sees your card; nash: two-player "
+                   "equilibrium (known hands).")
+@click.option("--method", type=click.Choice(["auto", "exact", "montecarlo"]), default="auto",
+              show_default=True, help="auto: exact search when its estimate fits --max-nodes.")
+@click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
+              help="Monte Carlo samples per card.")
+@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
+              help="Seconds; Monte Carlo stops then and reports what it has.")
+@click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
+              help="Exact-search budget in nodes (default 5,000,000, about 5 s).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
+              default="table", show_default=True)
+@seed_option
+def analyse(position: Position, opponents: str, method: str, samples: int,
+            time_limit: float | None, max_nodes: int | None, fmt: str, seed: int | None) -> None:
+    """For each card in hand: the cows it costs you to the end of the round.
+
+    Exact search where it fits the budget, Monte Carlo (model random) where it does
+    not; the output says which and why. Cards are listed best first.
+
+    \b
+    Examples:
+      nimmt analyse example
+      nimmt analyse example --opponents worst --format json
+      nimmt analyse example-standard --samples 5000 --seed 1 --time-limit 10
+    """
+    from solver.analysis import DEFAULT_MAX_NODES
+    from solver.analysis import analyse as run
+
+    used_seed = _fresh_seed(seed)
+    progress = LazyProgress(samples, "samples per card")
+    try:
+        result = run(position, opponents=opponents, method=method, samples=samples,
+                     seed=used_seed, time_limit=time_limit,
+                     max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
+                     progress=progress)
+    finally:
+        progress.close()
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple"))
+
+
+cli.add_command(analyse, name="analyze")
 
 
 # ---------------------------------------------------------------- deal

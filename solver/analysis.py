@@ -85,6 +85,10 @@ class Analysis:
         return data
 
 
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10**12 else f"{n:.1e}"
+
+
 def _ranked(raw: list[dict]) -> tuple[CardAnalysis, ...]:
     raw = sorted(raw, key=lambda c: (c["value"], c["card"]))
     best = raw[0]["value"]
@@ -117,7 +121,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     fits = estimate <= max_nodes
     if method == "exact" and not fits:
         raise exact.BudgetExceeded(
-            f"exact search would take about {estimate:,} nodes, over the budget of "
+            f"exact search would take about {_count(estimate)} nodes, over the budget of "
             f"{max_nodes:,}; raise --max-nodes (about 1,000,000 nodes a second) or use "
             "--method montecarlo")
     if method == "montecarlo" and opponents != "random":
@@ -125,19 +129,20 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                          "--method exact")
     if method == "auto" and not fits and opponents != "random":
         raise exact.BudgetExceeded(
-            f"{opponents} needs exact search, which would take about {estimate:,} nodes, over "
+            f"{opponents} needs exact search, which would take about {_count(estimate)} nodes, over "
             f"the budget of {max_nodes:,}; raise --max-nodes or analyse a position with fewer "
             "cards left")
     if method == "exact" or (method == "auto" and fits):
-        reason = (f"exact search as asked (estimated {estimate:,} nodes)" if method == "exact"
-                  else f"auto: estimated {estimate:,} nodes, within the budget of {max_nodes:,}")
+        reason = (f"exact search as asked (estimated {_count(estimate)} nodes)"
+                  if method == "exact" else
+                  f"auto: estimated {_count(estimate)} nodes, within the budget of {max_nodes:,}")
         result = exact.solve_exact(position, opponents, max_nodes=max(max_nodes, 2 * estimate))
         cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
                           "take_probability": c.take_probability} for c in result.cards])
         return Analysis(position, opponents, "exact", reason, cards, estimate, result.resolved,
                         result.seconds, extra={"states": result.states})
     reason = ("Monte Carlo as asked" if method == "montecarlo" else
-              f"auto: estimated {estimate:,} nodes, over the budget of {max_nodes:,}")
+              f"auto: estimated {_count(estimate)} nodes, over the budget of {max_nodes:,}")
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
                                    progress=progress)
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,

@@ -18,6 +18,20 @@ from . import engine
 from .rules import (HAND_SIZE, MAX_PLAYERS, ROW_COUNT, ROW_LIMIT, NimmtError, check_placement,
                     check_players, check_variant, deck_size)
 
+# Built-in positions, usable wherever a POSITION is asked for (dealt by `nimmt deal`).
+EXAMPLES = {
+    "example": "variant=tactical players=2 rows=3,6/5,10/8,11,21/16,19,23 hand=4,14,15,18,20 "
+               "p2=2,13,17,22,24 gone=1,7,9,12",
+    "example-3p": "variant=tactical players=3 rows=1,6,16/4,20,21/7,14,22,33/30,34 "
+                  "hand=2,3,11,25 gone=5,12,13,15,17,18,24,26,27,28",
+    "example-pro": "variant=tactical players=2 placement=professional "
+                   "rows=24/13,18,20,21,22/2,3,5,9,10/7,11,14 hand=1,6,8,17,23 p2=4,12,15,16,19",
+    "example-logic": "variant=logic players=3 rows=3,5,24,29,33/23/2/1,9,10,20 hand=6,11,13,25 "
+                     "p2=15,21,27,32 p3=8,18,19,26 gone=4,7,12,14,16,17,22,28,30,31,34",
+    "example-standard": "variant=standard players=4 rows=74,101/2,3,34/52/45,46 "
+                        "hand=12,16,26,29,48,61,62,96,104",
+}
+
 KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores")
 HAND_KEYS = tuple(f"p{i}" for i in range(2, MAX_PLAYERS + 1))
 Hand = tuple[int, ...]
@@ -284,7 +298,10 @@ def format_position(position: Position) -> str:
 
 
 def load_position(argument: str) -> Position:
-    """A POSITION argument: the notation, or the path of a JSON file with the same keys."""
+    """A POSITION argument: the notation, a built-in example's name, or the path of a
+    JSON file with the same keys."""
+    if argument.strip() in EXAMPLES:
+        return parse_position(EXAMPLES[argument.strip()])
     if argument.strip().endswith(".json") or (os.path.isfile(argument) and "=" not in argument):
         try:
             with open(argument, encoding="utf-8") as f:
