@@ -197,20 +197,24 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     memo = exact.new_memo()
     stats = np.zeros(5, np.int64)
     hand = position.hand
-    values = np.zeros((len(hand), samples))
-    now = np.zeros((len(hand), samples))
+    batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
     done = 0
     start = time.perf_counter()
     complete = True
     try:
         while done < samples:
             size = min(batch, samples - done)
+            t0 = time.perf_counter()
+            values = np.zeros((len(hand), size))
+            now = np.zeros((len(hand), size))
             for ci, card in enumerate(hand):
                 _montecarlo(table, owner, position.deck_size, known, hidden,
                             position.professional, card, ci, done, size, depth, seed, memo,
-                            stats, 1 << 62, values[ci, done:done + size],
-                            now[ci, done:done + size])
+                            stats, 1 << 62, values[ci], now[ci])
+            batches.append((values, now))
             done += size
+            if time.perf_counter() - t0 < 0.05 and batch < 8192:
+                batch *= 2  # fewer kernel calls, while time limits stay responsive
             if progress:
                 progress(size)
             if len(memo) > 5_000_000:  # keep memory bounded on long runs
@@ -220,8 +224,11 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                 break
     except KeyboardInterrupt:
         complete = False
+    done = sum(v.shape[1] for v, _ in batches)  # what finished, even if Ctrl-C came late
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
+    values = np.hstack([v for v, _ in batches])
+    now = np.hstack([n for _, n in batches])
     cards = []
     for ci, card in enumerate(hand):
         v = values[ci, :done]
