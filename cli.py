@@ -58,6 +58,27 @@ class PositionType(click.ParamType):
 POSITION = click.argument("position", type=PositionType())
 
 
+class SizeType(click.ParamType):
+    """A memory size: 4G, 512M, 1.5G, or a number of GiB."""
+
+    name = "SIZE"
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().lower().removesuffix("ib").removesuffix("b")
+        scale = self.units.get(text[-1:], None)
+        number = text[:-1] if scale else text
+        try:
+            size = float(number) * (scale or 2**30)
+        except ValueError:
+            self.fail(f"{value!r} is not a size; write for example 4G or 512M", param, ctx)
+        if size < 2**20:
+            self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
+        return int(size)
+
+
 def seed_option(f):
     return click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                         help="Seed for every random choice (default: a fresh one, reported).")(f)
@@ -185,8 +206,14 @@ def render_analysis(analysis, tablefmt: str) -> str:
         lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
     mc = analysis.method == "montecarlo"
     nash = analysis.opponents == "nash"
+    if nash:
+        e = analysis.extra
+        lines.append(f"game value {analysis.value:.4f} (your cows minus player 2's); under the "
+                     f"equilibrium you expect {e['p1_expected_cows']:.3f} cows, player 2 "
+                     f"{e['p2_expected_cows']:.3f}; {e['matrix_games']:,} matrix games solved "
+                     f"by LP, {e['saddle_points']:,} by saddle points")
     now_label = "cows now" if analysis.opponents != "worst" else "cows now (line)"
-    headers = ["card", unit, "regret"]
+    headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
     headers += ["± stderr", "95% interval"] if mc else []
     headers += ["frequency"] if nash else ["P(take now)", now_label, "later"]
     rows = []
@@ -201,6 +228,15 @@ def render_analysis(analysis, tablefmt: str) -> str:
         rows.append(row)
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                      colalign=["left"] + ["right"] * (len(headers) - 1))
+    if nash and analysis.extra.get("show_p2"):
+        p2 = sorted(analysis.extra["p2_strategy"], key=lambda c: (-c["value"], c["card"]))
+        table += "\n\nplayer 2's side (EV against your equilibrium strategy; player 2 maximises)\n"
+        table += tabulate([[c["card"], f"{c['value']:.3f}", f"{c['frequency']:.3f}"] for c in p2],
+                          headers=["p2 card", "EV vs your equilibrium", "frequency"],
+                          tablefmt=tablefmt, disable_numparse=True)
+    if nash and "verified" in analysis.extra:
+        table += (f"\n\nverify: best responses at the root give back the value within "
+                  f"{analysis.extra['exploitability']:.1e} (exploitability)")
     best = analysis.cards[0]
     tied = [c.card for c in analysis.cards if c.regret <= 1e-9]
     verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
@@ -227,11 +263,17 @@ def render_analysis(analysis, tablefmt: str) -> str:
               help="Seconds; Monte Carlo stops then and reports what it has.")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s).")
+@click.option("--memory", type=SizeType(), default="8G", show_default=True,
+              help="nash: memory for the transposition table; larger solves refuse.")
+@click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
+@click.option("--verify", is_flag=True,
+              help="nash: check the strategies by best responses (exploitability 0).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
 def analyse(position: Position, opponents: str, method: str, samples: int,
-            time_limit: float | None, max_nodes: int | None, fmt: str, seed: int | None) -> None:
+            time_limit: float | None, max_nodes: int | None, memory: int, both_sides: bool,
+            verify: bool, fmt: str, seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
     Exact search where it fits the budget, Monte Carlo (model random) where it does
@@ -242,6 +284,7 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
       nimmt analyse example
       nimmt analyse example --opponents worst --format json
       nimmt analyse example-standard --samples 5000 --seed 1 --time-limit 10
+      nimmt analyse example --opponents nash --both-sides --verify
     """
     from solver.analysis import DEFAULT_MAX_NODES
     from solver.analysis import analyse as run
@@ -252,9 +295,15 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
         result = run(position, opponents=opponents, method=method, samples=samples,
                      seed=used_seed, time_limit=time_limit,
                      max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
-                     progress=progress)
+                     progress=progress, memory=memory)
     finally:
         progress.close()
+    if opponents == "nash":
+        result.extra["show_p2"] = both_sides
+        if verify:
+            result.extra["verified"] = result.extra["exploitability"] <= 1e-9
+            if not result.extra["verified"]:
+                _fail(f"verification failed: exploitability {result.extra['exploitability']:.3e}")
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

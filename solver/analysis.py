@@ -16,6 +16,7 @@ from .rules import NimmtError
 OPPONENTS = ("random", "worst", "nash")
 METHODS = ("auto", "exact", "montecarlo")
 DEFAULT_MAX_NODES = 5_000_000
+OVERRUN = 4
 UNITS = {"random": "expected cows", "worst": "guaranteed cows", "nash": "game value"}
 
 
@@ -53,10 +54,11 @@ class Analysis:
     complete: bool = True
     later_play: str | None = None  # montecarlo: how player 1's later turns were played
     extra: dict = field(default_factory=dict)
+    game_value: float | None = None  # nash: the value of the game (cards hold their EVs)
 
     @property
     def value(self) -> float:
-        return self.cards[0].value
+        return self.game_value if self.game_value is not None else self.cards[0].value
 
     @property
     def best(self) -> CardAnalysis:
@@ -66,9 +68,10 @@ class Analysis:
         """The JSON of DESIGN.md section 4 (plus fields that never change its meaning)."""
         cards = []
         for c in self.cards:
-            item = {"card": c.card, "value": c.value, "regret": c.regret,
-                    "cows_now": c.cows_now, "cows_later": c.cows_later,
-                    "take_probability": c.take_probability}
+            item = {"card": c.card, "value": c.value, "regret": c.regret}
+            if not math.isnan(c.cows_now):
+                item.update(cows_now=c.cows_now, cows_later=c.cows_later,
+                            take_probability=c.take_probability)
             if c.stderr is not None:
                 item.update(stderr=c.stderr, ci95=list(c.ci95), samples=c.samples)
             if c.frequency is not None:
@@ -98,7 +101,8 @@ def _ranked(raw: list[dict]) -> tuple[CardAnalysis, ...]:
 def analyse(position: Position, opponents: str = "random", method: str = "auto",
             samples: int = 2000, seed: int = 0, time_limit: float | None = None,
             max_nodes: int = DEFAULT_MAX_NODES,
-            progress: Callable[[int], None] | None = None) -> Analysis:
+            progress: Callable[[int], None] | None = None,
+            memory: int = 8 * 2**30) -> Analysis:
     """Analyse every card of player 1's hand.
 
     >>> from solver.position import parse_position
@@ -114,7 +118,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if opponents == "nash":
         from . import nash
-        return nash.analyse_nash(position, max_nodes=max_nodes)
+        return nash.analyse_nash(position, memory=memory)
     if max_nodes < 1:
         raise NimmtError("--max-nodes must be at least 1")
     estimate = exact.estimate_nodes(position)
@@ -136,13 +140,27 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         reason = (f"exact search as asked (estimated {_count(estimate)} nodes)"
                   if method == "exact" else
                   f"auto: estimated {_count(estimate)} nodes, within the budget of {max_nodes:,}")
-        result = exact.solve_exact(position, opponents, max_nodes=max(max_nodes, 2 * estimate))
-        cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
-                          "take_probability": c.take_probability} for c in result.cards])
-        return Analysis(position, opponents, "exact", reason, cards, estimate, result.resolved,
-                        result.seconds, extra={"states": result.states})
-    reason = ("Monte Carlo as asked" if method == "montecarlo" else
-              f"auto: estimated {_count(estimate)} nodes, over the budget of {max_nodes:,}")
+        # The estimate can be low by a few times; the search may overrun the budget up to
+        # OVERRUN times before it gives up (auto then falls back to Monte Carlo if it can).
+        limit = OVERRUN * max(max_nodes, estimate)
+        try:
+            result = exact.solve_exact(position, opponents, max_nodes=limit)
+        except exact.BudgetExceeded:
+            if method == "exact" or opponents != "random":
+                raise exact.BudgetExceeded(
+                    f"exact search passed {limit:,} nodes ({OVERRUN}x the budget; estimated "
+                    f"{_count(estimate)}); raise --max-nodes or analyse a position with fewer "
+                    "cards left") from None
+            reason = (f"auto: estimated {_count(estimate)} nodes, but exact search passed "
+                      f"{limit:,}; switched to Monte Carlo")
+        else:
+            cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
+                              "take_probability": c.take_probability} for c in result.cards])
+            return Analysis(position, opponents, "exact", reason, cards, estimate,
+                            result.resolved, result.seconds, extra={"states": result.states})
+    else:
+        reason = ("Monte Carlo as asked" if method == "montecarlo" else
+                  f"auto: estimated {_count(estimate)} nodes, over the budget of {max_nodes:,}")
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
                                    progress=progress)
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,

@@ -28,13 +28,17 @@ from .engine import (_COWS, COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH,
 from .position import Position
 from .rules import NimmtError, ROW_COUNT
 
-MODEL_RANDOM, MODEL_WORST = 0, 1
-MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
+MODEL_RANDOM, MODEL_WORST, MODEL_NASH = 0, 1, 2
+MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST, "nash": MODEL_NASH}
 OWNER_GONE, OWNER_P1, OWNER_POOL = 0, 1, 15
 KEY_WORDS = 14
 KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
+# memo value: (state value, aux); aux is player 1's expected cows under the equilibrium
+# pair (nash) and 0 for the other models
+VALUE_TYPE = types.UniTuple(types.float64, 2)
 # stats[] slots
-RESOLVED, STATES, HITS, PRUNED, ABORTED = 0, 1, 2, 3, 4
+RESOLVED, STATES, HITS, PRUNED, ABORTED, MATRIX_GAMES, SADDLES = 0, 1, 2, 3, 4, 5, 6
+STAT_SLOTS = 7
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
@@ -114,8 +118,88 @@ def _binomial(n, k):
 
 
 @jit
+def _matrix_game(payoff, m, n, x, y, tableau):
+    """Value of the zero-sum game payoff[:m, :n] whose row player minimises; optimal
+    mixed strategies into x[:m] (rows) and y[:n] (columns). Returns (value, pure).
+
+    A pure saddle point is taken directly. Otherwise the column player's LP
+    max 1.w s.t. A'w <= 1, w >= 0 (A' = shift - payoff > 0, the row player maximising
+    A') is solved by a dense simplex with Bland's rule (no cycling); the row player's
+    strategy comes from the final tableau's dual values.
+    """
+    best_row, upper = 0, math.inf      # the row player's pure minimax
+    for a in range(m):
+        worst = -math.inf
+        for b in range(n):
+            worst = max(worst, payoff[a, b])
+        if worst < upper:
+            best_row, upper = a, worst
+    best_col, lower = 0, -math.inf     # the column player's pure maximin
+    for b in range(n):
+        least = math.inf
+        for a in range(m):
+            least = min(least, payoff[a, b])
+        if least > lower:
+            best_col, lower = b, least
+    x[:m] = 0.0
+    y[:n] = 0.0
+    if upper - lower <= 1e-12:
+        x[best_row] = 1.0
+        y[best_col] = 1.0
+        return upper, True
+    top = -math.inf
+    for a in range(m):
+        for b in range(n):
+            top = max(top, payoff[a, b])
+    shift = top + 1.0  # A' = shift - payoff >= 1
+    cols = n + m + 1
+    t = tableau[:m + 1, :cols]
+    t[:, :] = 0.0
+    basis = np.empty(m, np.int64)
+    for a in range(m):
+        for b in range(n):
+            t[a, b] = shift - payoff[a, b]
+        t[a, n + a] = 1.0
+        t[a, cols - 1] = 1.0
+        basis[a] = n + a
+    for b in range(n):
+        t[m, b] = -1.0
+    eps = 1e-12
+    while True:
+        enter = -1
+        for j in range(cols - 1):  # Bland: the lowest index that improves
+            if t[m, j] < -eps:
+                enter = j
+                break
+        if enter < 0:
+            break
+        leave, ratio = -1, math.inf
+        for a in range(m):
+            if t[a, enter] > eps:
+                r = t[a, cols - 1] / t[a, enter]
+                if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
+                    leave, ratio = a, r
+        pivot = t[leave, enter]
+        for j in range(cols):
+            t[leave, j] /= pivot
+        for a in range(m + 1):
+            if a != leave and t[a, enter] != 0.0:
+                factor = t[a, enter]
+                for j in range(cols):
+                    t[a, j] -= factor * t[leave, j]
+        basis[leave] = enter
+    total = t[m, cols - 1]  # = 1 / value(A')
+    for a in range(m):
+        if basis[a] < n:
+            y[basis[a]] = t[a, cols - 1] / total
+    for a in range(m):
+        x[a] = t[m, n + a] / total
+    return shift - 1.0 / total, False
+
+
+@jit
 def _search(table0, owner, deck_size, known_count, hidden_count, professional, model,
-            root_card, memo, stats, max_resolved, result):
+            root_card, memo, stats, max_resolved, result, root_value, root_aux):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
     An explicit stack (numba cannot cache recursive functions). BOUNDARY frames
@@ -124,12 +208,16 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     places the turn's forced cards. A frame's ``add`` fields are player 1's cows
     taken by forced placements on the way to it, added when it returns.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
+    Model nash (2 players, known hands): values are player 1's minus player 2's cows,
+    each state is the matrix game of its cells; result[1] is player 1's expected cows
+    under the equilibrium pair, and the root's matrices go to root_value / root_aux.
     """
     width = known_count + hidden_count + 1
     f_type = np.zeros(MAX_FRAMES, np.int64)
     f_fresh = np.zeros(MAX_FRAMES, np.int64)
     f_table = np.zeros((MAX_FRAMES, ROW_COUNT, 4), np.int64)
-    f_add = np.zeros(MAX_FRAMES)
+    f_add = np.zeros(MAX_FRAMES)        # value taken on the way in (nash: p1 - p2 cows)
+    f_add_now = np.zeros(MAX_FRAMES)    # player 1's cows taken on the way in
     f_add_took = np.zeros(MAX_FRAMES)
     f_best = np.zeros(MAX_FRAMES)
     f_best_now = np.zeros(MAX_FRAMES)
@@ -159,6 +247,13 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
     work = np.zeros((ROW_COUNT, 4), np.int64)
     words = np.zeros(KEY_WORDS, np.int64)
+    nash = model == MODEL_NASH
+    cells = 10 if nash else 1
+    n_value = np.zeros((MAX_FRAMES if nash else 1, cells, cells))  # nash: cell values
+    n_aux = np.zeros((MAX_FRAMES if nash else 1, cells, cells))    # and player 1's cows
+    n_x = np.zeros(10)
+    n_y = np.zeros(10)
+    n_tableau = np.zeros((11, 21))
 
     top = 0
     f_type[0] = BOUNDARY
@@ -166,7 +261,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     f_table[0] = table0
     have_ret, descending = False, False
     rv, rn, rt = 0.0, 0.0, 0.0
-    d_i, d_tf, d_pend, d_took = 0, 0, 0.0, 0.0
+    d_i, d_tf, d_pend, d_now, d_took = 0, 0, 0.0, 0.0, 0.0
     while True:
         if descending:  # place forced cards of turn d_tf from card d_i on ``work``
             descending = False
@@ -178,11 +273,11 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                 mine = b_tags[d_tf, i] == OWNER_P1
                 kind = _find_end(work, card, professional)[0]
                 options = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
-                if options > 1 and (mine or model == MODEL_WORST):
+                if options > 1 and (mine or model != MODEL_RANDOM):
                     top += 1
                     f_type[top] = CHOICE
                     f_table[top] = work
-                    f_add[top], f_add_took[top] = d_pend, d_took
+                    f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
                     c_i[top], c_options[top], c_option[top] = i, options, 0
                     c_kind[top], c_mine[top], c_turn_frame[top] = kind, mine, d_tf
                     pushed = True
@@ -190,24 +285,28 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                 cows = _place_card(work, card, professional, -1, -1)[2]
                 if mine:
                     d_pend += cows
+                    d_now += cows
                     d_took = 1.0 if cows > 0 else 0.0
+                elif nash:
+                    d_pend -= cows
                 i += 1
             if pushed:
                 continue
             if b_k[d_tf] == 1:  # that was player 1's last card
-                rv, rn, rt, have_ret = d_pend, d_pend, d_took, True
+                rv, rn, rt, have_ret = d_pend, d_now, d_took, True
                 continue
             _pack_key(work, owner, deck_size, professional, words)
             key = _key_tuple(words)
             if key in memo:
                 stats[HITS] += 1
-                rv, rn, rt, have_ret = memo[key] + d_pend, d_pend, d_took, True
+                stored = memo[key]
+                rv, rn, rt, have_ret = stored[0] + d_pend, stored[1] + d_now, d_took, True
                 continue
             top += 1
             f_type[top] = BOUNDARY
             f_fresh[top] = 1
             f_table[top] = work
-            f_add[top], f_add_took[top] = d_pend, d_took
+            f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
             b_key[top] = words
             continue
 
@@ -222,7 +321,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                 c_option[f] = o + 1
             if c_option[f] == c_options[f]:
                 rv = f_best[f] + f_add[f]
-                rn = f_best_now[f] + f_add[f]
+                rn = f_best_now[f] + f_add_now[f]
                 rt = f_best_took[f] + f_add_took[f]
                 have_ret = True
                 top -= 1
@@ -234,7 +333,8 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             tie_side = o if c_kind[f] == END_TIE else -1
             cows = _place_card(work, card, professional, take_row, tie_side)[2]
             d_i, d_tf = c_i[f] + 1, c_turn_frame[f]
-            d_pend = float(cows) if c_mine[f] else 0.0
+            d_now = float(cows) if c_mine[f] else 0.0
+            d_pend = d_now if c_mine[f] else (-float(cows) if nash else 0.0)
             d_took = (1.0 if cows > 0 else 0.0) if c_mine[f] else 0.0
             descending = True
             continue
@@ -258,7 +358,10 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             have_ret = False
             for a in range(width):
                 owner[b_turn[f, a]] = b_tags[f, a]
-            if model == MODEL_RANDOM:
+            if nash:
+                n_value[f, b_h[f], b_set[f]] = rv
+                n_aux[f, b_h[f], b_set[f]] = rn
+            elif model == MODEL_RANDOM:
                 b_acc[f] += rv
                 b_acc_now[f] += rn
                 b_acc_took[f] += rt
@@ -298,14 +401,28 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                 h += 1
             b_h[f] = h
             if h >= b_k[f]:  # every card done: return the state's value
+                aux = 0.0
+                if nash:  # the matrix game of this state
+                    k, kk = b_k[f], b_set_count[f]
+                    value, pure = _matrix_game(n_value[f], k, kk, n_x, n_y, n_tableau)
+                    stats[SADDLES if pure else MATRIX_GAMES] += 1
+                    for a in range(k):
+                        for b in range(kk):
+                            aux += n_x[a] * n_y[b] * n_aux[f, a, b]
+                    f_best[f] = value
+                    if f == 0:
+                        root_value[:k, :kk] = n_value[0, :k, :kk]
+                        root_aux[:k, :kk] = n_aux[0, :k, :kk]
                 if f == 0:
                     if root_card < 0:
-                        memo[_key_tuple(b_key[0])] = f_best[0]
+                        memo[_key_tuple(b_key[0])] = (f_best[0], aux)
                     result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
+                    if nash:
+                        result[1] = aux
                     return
-                memo[_key_tuple(b_key[f])] = f_best[f]
+                memo[_key_tuple(b_key[f])] = (f_best[f], aux)
                 rv = f_best[f] + f_add[f]
-                rn, rt = f_add[f], f_add_took[f]
+                rn, rt = aux + f_add_now[f], f_add_took[f]
                 have_ret = True
                 top -= 1
                 continue
@@ -339,7 +456,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                 owner[b_turn[f, a]] = b_tags[f, a]
             return
         work[:] = f_table[f]
-        d_i, d_tf, d_pend, d_took = 0, f, 0.0, 0.0
+        d_i, d_tf, d_pend, d_now, d_took = 0, f, 0.0, 0.0, 0.0
         descending = True
 
 
@@ -351,9 +468,10 @@ def _state_value(table, owner, deck_size, known_count, hidden_count, professiona
     key = _key_tuple(words)
     if key in memo:
         stats[HITS] += 1
-        return memo[key]
+        return memo[key][0]
+    no_matrix = np.zeros((1, 1))
     _search(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
-            stats, max_resolved, result)
+            stats, max_resolved, result, no_matrix, no_matrix)
     return result[0]
 
 
@@ -434,7 +552,7 @@ def estimate_nodes(position: Position, cards_left: int | None = None) -> int:
 
 
 def new_memo():
-    return Dict.empty(key_type=KEY_TYPE, value_type=types.float64)
+    return Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
 
 
 def solve_exact(position: Position, model: str = "random",
@@ -452,14 +570,17 @@ def solve_exact(position: Position, model: str = "random",
         raise NimmtError(f"unknown model {model!r} for exact search; use random or worst")
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
-    stats = np.zeros(5, np.int64)
+    if model == "nash":
+        raise NimmtError("use solver.nash for the nash model")
+    stats = np.zeros(STAT_SLOTS, np.int64)
     memo = new_memo() if memo is None else memo
+    no_matrix = np.zeros((1, 1))
     result = np.zeros(3)
     start = time.perf_counter()
     lines = []
     for card in position.hand:
         _search(table, owner, position.deck_size, known, hidden, position.professional,
-                MODELS[model], card, memo, stats, max_nodes, result)
+                MODELS[model], card, memo, stats, max_nodes, result, no_matrix, no_matrix)
         value, now, took = (float(x) for x in result)
         if stats[ABORTED]:
             raise BudgetExceeded(

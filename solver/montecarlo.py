@@ -195,7 +195,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     table = row_table(position.rows)
     depth = choose_exact_depth(position) if exact_depth is None else exact_depth
     memo = exact.new_memo()
-    stats = np.zeros(5, np.int64)
+    stats = np.zeros(exact.STAT_SLOTS, np.int64)
     hand = position.hand
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
     done = 0
