@@ -313,6 +313,75 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
 cli.add_command(analyse, name="analyze")
 
 
+# ---------------------------------------------------------------- solve-deal
+
+@cli.command("solve-deal", context_settings=CONTEXT)
+@click.argument("position", type=PositionType(), required=False)
+@click.option("--variant", type=click.Choice(["tactical", "logic"]), default="tactical",
+              show_default=True, help="Deck of the dealt position (when none is given).")
+@click.option("--placement", type=click.Choice(PLACEMENTS), default="normal", show_default=True)
+@click.option("--memory", type=SizeType(), default="8G", show_default=True,
+              help="Memory for the transposition table.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@seed_option
+def solve_deal(position: Position | None, variant: str, placement: str, memory: int, fmt: str,
+               seed: int | None) -> None:
+    """Solve a 2-player deal's equilibrium from its first turn, or say how far it can go.
+
+    Without POSITION, deals a 2-player position with 10 cards each. If the whole round
+    does not fit --memory, it prints the estimated size per cards left, lets random
+    bots play until the largest solvable k, and solves from there.
+
+    \b
+    Example:
+      nimmt solve-deal --seed 3
+    """
+    from solver.game import deal_position
+    from solver.nash import BYTES_PER_STATE, estimate_states, largest_fitting_k
+
+    used = _fresh_seed(seed)
+    if position is None:
+        position = deal_position(Rules(variant, 2, placement), 10, used)
+    k = position.cards_left
+    fit = largest_fitting_k(position, memory)
+    plan = [{"cards_left": j, "states": estimate_states(position, j),
+             "bytes": estimate_states(position, j) * BYTES_PER_STATE,
+             "fits": estimate_states(position, j) * BYTES_PER_STATE <= memory}
+            for j in range(k, 0, -1)]
+    if fit == 0:
+        _fail("not even one card fits the memory budget; raise --memory")
+    start = position
+    if fit < k:  # random bots play the turns that do not fit
+        from solver import engine
+
+        bots = engine.bot_codes(["random", "random"])
+        import numpy as np
+
+        rng = np.random.default_rng(used)
+        for _ in range(k - fit):
+            cards = [int(rng.choice(h)) for h in position.hands]
+            position, _ = position.apply_turn(cards)
+        del bots
+    from solver.analysis import analyse as run
+
+    result = run(position, opponents="nash", memory=memory)
+    if fmt == "json":
+        click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
+                               "solved_from": fit, "analysis": result.to_json()}, indent=2))
+        return
+    click.echo(f"deal: {format_position(start)}")
+    click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
+                          "yes" if p["fits"] else "no"] for p in plan],
+                        headers=["cards left", "estimated states", "memory", "fits"],
+                        tablefmt="simple"))
+    if fit < k:
+        click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
+                   f"(seed {used}) played {k - fit} turn(s), solving from {fit} cards left:")
+    click.echo("")
+    click.echo(render_analysis(result, "simple"))
+
+
 # ---------------------------------------------------------------- deal
 
 def rules_options(f: Callable) -> Callable:
