@@ -313,6 +313,61 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
 cli.add_command(analyse, name="analyze")
 
 
+# ---------------------------------------------------------------- tree
+
+@cli.command(context_settings=CONTEXT)
+@POSITION
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="File to write; the format follows the suffix: .graphml .gexf .json .dot "
+                   ".svg .png (the last two need Graphviz).")
+@click.option("--format", "fmt", type=click.Choice(["file", "text"]), default="file",
+              show_default=True, help="text: print an indented tree instead of writing a file.")
+@click.option("--opponents", type=click.Choice(["random", "worst", "nash"]), default="random",
+              show_default=True)
+@click.option("--depth", type=click.IntRange(1, 10), default=None,
+              help="Turns to expand (default: the rest of the round).")
+@click.option("--min-probability", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Leave out opponent card sets less likely than this.")
+@click.option("--best-only", is_flag=True, help="Only player 1's optimal cards and row choices.")
+@click.option("--merge", is_flag=True, help="Join transpositions: a DAG keyed by state.")
+@click.option("--max-nodes", type=click.IntRange(1, 10**8), default=20_000, show_default=True,
+              help="Refuse a larger tree (the message says how many nodes it would have).")
+def tree(position: Position, output: str | None, fmt: str, opponents: str, depth: int | None,
+         min_probability: float, best_only: bool, merge: bool, max_nodes: int) -> None:
+    """Export the decision tree behind an analysis (networkx graph).
+
+    Nodes: p1 (your card), chance / opponents (their cards), choice (a row choice inside
+    a turn), leaf. Each carries its position, value and the cows taken on the way in;
+    edges carry label, probability (where the model gives one), cows and best.
+
+    \b
+    Examples:
+      nimmt tree example --depth 1 --output example.graphml
+      nimmt tree example --depth 2 --best-only --format text
+      nimmt tree example --opponents nash --depth 1 --output example.svg
+    """
+    from solver.tree import build_tree, format_tree_text, write_tree
+
+    if fmt == "file" and not output:
+        _fail("give --output FILE (.graphml, .gexf, .json, .dot, .svg, .png) or --format text")
+    if output and fmt == "file":
+        import os
+
+        suffix = os.path.splitext(output)[1].lower()
+        if suffix not in (".graphml", ".gexf", ".json", ".dot", ".svg", ".png"):
+            _fail(f"unknown output suffix {suffix or '(none)'!r}; use .graphml, .gexf, .json, "
+                  ".dot, .svg or .png")
+    graph = build_tree(position, opponents=opponents, depth=depth,
+                       min_probability=min_probability, best_only=best_only, merge=merge,
+                       max_nodes=max_nodes)
+    if fmt == "text":
+        click.echo(format_tree_text(graph))
+        return
+    write_tree(graph, output)
+    click.echo(f"wrote {output}: {graph.number_of_nodes():,} nodes, "
+               f"{graph.number_of_edges():,} edges")
+
+
 # ---------------------------------------------------------------- solve-deal
 
 @cli.command("solve-deal", context_settings=CONTEXT)
