@@ -537,6 +537,21 @@ def bot_codes(names: Sequence[str]) -> np.ndarray:
     return np.array([BOT_CODES[b] for b in names], np.int64)
 
 
+def bot_card(bot: str, hand: Sequence[int], rows: Sequence[Sequence[int]],
+             professional: bool = False, seed: int = 0) -> int:
+    """The card ``bot`` plays from ``hand`` on these rows (random bots use ``seed``).
+
+    >>> bot_card("closest", [5, 13, 30], [[3], [12], [20], [40]])
+    13
+    """
+    codes = bot_codes([bot])
+    if not hand:
+        raise NimmtError("the hand is empty")
+    cards = np.asarray(hand, np.int64)
+    rng = np.array([_rng_seed(seed, 0)], np.uint64)
+    return int(cards[_pick_card(codes[0], cards, len(cards), row_table(rows), professional, rng)])
+
+
 @dataclass(frozen=True)
 class GameLog:
     """What recorded games did: first row cards, hands dealt, cards played per turn."""

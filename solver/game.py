@@ -19,9 +19,10 @@ from .rules import HAND_SIZE, NimmtError, Rules
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
-def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0) -> Position:
-    """A random legal position: a deal (the logic variant's draft with random bots),
-    then 10 - cards_left turns of random bots with rule-following row choices.
+def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0,
+                  bots: Sequence[str] | None = None) -> Position:
+    """A random legal position: a deal (the logic variant's draft by the bots), then
+    10 - cards_left turns of the bots (default: all random) with rule-following row choices.
 
     >>> deal_position(Rules("tactical", 2), 3, seed=1).cards_left
     3
@@ -29,9 +30,9 @@ def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0) -> P
     if not 1 <= cards_left <= HAND_SIZE:
         raise NimmtError(f"cards-left={cards_left} is outside 1..10")
     logic = rules.variant == "logic"
-    bots = engine.bot_codes(["random"] * rules.players)
+    codes = engine.bot_codes(list(bots) if bots else ["random"] * rules.players)
     _, _, log = engine.play_games(0, 1, rules.players, rules.deck_size, logic, rules.professional,
-                                  rules.threshold, True, bots, seed, record_rounds=1)
+                                  rules.threshold, True, codes, seed, record_rounds=1)
     hands = log.hands[0, 0].tolist()
     others = {i + 1: hands[i] for i in range(1, rules.players)} if logic else None
     position = Position.make(players=rules.players, rows=[[int(c)] for c in log.rows[0, 0]],

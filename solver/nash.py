@@ -134,8 +134,9 @@ def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: in
     r = solve_nash(position, memory=memory)
     order = sorted(range(len(r.p1_cards)), key=lambda i: (r.p1_ev[i], r.p1_cards[i]))
     cards = tuple(CardAnalysis(card=r.p1_cards[i], value=r.p1_ev[i],
-                               regret=max(0.0, r.p1_ev[i] - r.value),  # >= 0 up to rounding cows_now=math.nan,
-                               take_probability=math.nan, frequency=r.p1_frequency[i])
+                               regret=max(0.0, r.p1_ev[i] - r.value),  # >= 0 up to rounding
+                               cows_now=math.nan, take_probability=math.nan,
+                               frequency=r.p1_frequency[i])
                   for i in order)
     extra = {"game_value": r.value, "p1_expected_cows": r.p1_cows,
              "p2_expected_cows": r.p2_cows, "states": r.states,
