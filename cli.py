@@ -136,30 +136,6 @@ def cli() -> None:
 
 # ---------------------------------------------------------------- show
 
-def render_position(position: Position) -> str:
-    k = position.cards_left
-    head = (f"{position.variant}, {position.players} players, {position.placement} placement — "
-            f"turn {11 - k} of 10, {k} card{'s' if k != 1 else ''} left each")
-    table = [[f"row {i}", " ".join(map(str, row)), sum(card_cows(c) for c in row),
-              5 - len(row)] for i, row in enumerate(position.rows, 1)]
-    lines = [head, "", tabulate(table, headers=["", "cards", "cows", "room before the sixth"],
-                                tablefmt="simple"), ""]
-    for i, hand in enumerate(position.hands):
-        who = "hand (you)" if i == 0 else f"p{i + 1}"
-        lines.append(f"{who}: " + ("hidden" if hand is None else " ".join(map(str, hand))))
-    if position.hidden_players:
-        count = len(position.pool)
-        listed = " ".join(map(str, position.pool)) if position.variant != "standard" else \
-            "(not listed for the standard deck)"
-        lines.append(f"unknown pool: {count} cards {listed}")
-    lines.append("gone: " + (" ".join(map(str, position.gone)) or "none")
-                 + f" ({sum(card_cows(c) for c in position.gone)} cows)")
-    if any(position.scores):
-        lines.append("scores before this round: " + ", ".join(
-            f"p{i}={s}" for i, s in enumerate(position.scores, 1)))
-    return "\n".join(lines)
-
-
 @cli.command(context_settings=CONTEXT)
 @POSITION
 def show(position: Position) -> None:
@@ -169,6 +145,8 @@ def show(position: Position) -> None:
     Example:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
     """
+    from solver.render import render_position
+
     click.echo(render_position(position))
 
 
@@ -543,6 +521,239 @@ def simulation_json(result) -> dict:
             "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
                        "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
                       for s in result.seats]}
+
+
+# ---------------------------------------------------------------- puzzles
+
+@cli.group(context_settings=CONTEXT)
+def puzzles() -> None:
+    """Puzzle sets: positions with exactly one clearly best card, solved and rated.
+
+    \b
+    Examples:
+      nimmt puzzles list
+      nimmt puzzles show two-player-endgames 1 --solution
+      nimmt puzzles generate --players 2 --cards-left 5 --count 10 --seed 1 --output mine.json
+    """
+
+
+@puzzles.command("generate", context_settings=CONTEXT)
+@click.option("--variant", type=click.Choice(["tactical", "logic"]), default="tactical",
+              show_default=True)
+@click.option("--players", "-n", type=click.IntRange(2, 4), required=True)
+@click.option("--placement", type=click.Choice(PLACEMENTS), default="normal", show_default=True)
+@click.option("--cards-left", "-k", type=click.IntRange(2, 6), default=4, show_default=True)
+@click.option("--count", "-c", type=click.IntRange(1, 10_000), default=30, show_default=True)
+@click.option("--model", type=click.Choice(["worst", "nash", "random"]), default="worst",
+              show_default=True, help="The sense of 'best' (see nimmt analyse --help).")
+@click.option("--min-margin", type=float, default=None,
+              help="How much better the solution must be than the next card, in the model's "
+                   "unit (default: worst 1, random and nash 0.5).")
+@click.option("--easy", is_flag=True, help="Keep puzzles that every simple bot solves.")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), required=True)
+@seed_option
+def puzzles_generate(variant, players, placement, cards_left, count, model, min_margin, easy,
+                     workers, output, seed) -> None:
+    """Generate a puzzle set (written atomically; the same seed gives the same set).
+
+    \b
+    Example:
+      nimmt puzzles generate --players 3 --cards-left 4 --count 30 --seed 1 --output p3.json
+    """
+    from puzzles.core import DEFAULT_MARGIN, Settings, generate
+    from puzzles.files import FORMAT, VERSION, save_set
+
+    used = _fresh_seed(seed)
+    margin = DEFAULT_MARGIN[model] if min_margin is None else min_margin
+    settings = Settings(variant, players, placement, cards_left, model, margin, easy, used)
+    command = (f"nimmt puzzles generate --variant {variant} --players {players} --placement "
+               f"{placement} --cards-left {cards_left} --count {count} --model {model} "
+               f"--min-margin {margin:g}{' --easy' if easy else ''} --seed {used}")
+    bar = LazyProgress(count, "puzzles kept")
+    state = {"kept": 0}
+
+    def progress(kept: int, tried: int) -> None:
+        bar(kept - state["kept"])
+        state["kept"] = kept
+
+    start = time.perf_counter()
+    try:
+        found, tried = generate(settings, count, workers=workers, progress=progress)
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - start
+    if not found:
+        _fail(f"no puzzle found among {tried} candidates; lower --min-margin or try --easy")
+    data = {"format": FORMAT, "version": VERSION, "command": command,
+            "settings": {"variant": variant, "players": players, "placement": placement,
+                         "cards_left": cards_left, "model": model, "min_margin": margin,
+                         "easy": easy, "seed": used},
+            "stats": {"candidates": tried, "kept": len(found), "seconds": round(seconds, 2),
+                      "acceptance": round(len(found) / tried, 4),
+                      "kept_per_minute": round(60 * len(found) / max(seconds, 1e-9), 1)},
+            "puzzles": found}
+    save_set(data, output)
+    note = "" if len(found) == count else f" (asked for {count}; stopped or ran out)"
+    click.echo(f"wrote {output}: {len(found)} puzzles from {tried} candidates{note}, "
+               f"{seconds:.1f} s")
+
+
+@puzzles.command("list", context_settings=CONTEXT)
+@click.argument("file", required=False)
+def puzzles_list(file: str | None) -> None:
+    """List a set's puzzles, or, without FILE, the shipped sets.
+
+    \b
+    Example:
+      nimmt puzzles list two-player-endgames
+    """
+    from puzzles.files import load_set, shipped_sets
+
+    if file is None:
+        rows = []
+        for name in shipped_sets():
+            data = load_set(name)
+            st = data.get("settings", {})
+            rows.append([name, len(data["puzzles"]), st.get("variant"), st.get("players"),
+                         st.get("placement"), st.get("cards_left"), st.get("model")])
+        click.echo(tabulate(rows, headers=["set", "puzzles", "variant", "players", "placement",
+                                           "cards left", "model"], tablefmt="simple"))
+        return
+    data = load_set(file)
+    click.echo(tabulate([[i, p["id"], p["model"], p["difficulty"], ", ".join(p["themes"])]
+                         for i, p in enumerate(data["puzzles"], 1)],
+                        headers=["#", "id", "model", "difficulty", "themes"], tablefmt="simple"))
+
+
+@puzzles.command("show", context_settings=CONTEXT)
+@click.argument("file")
+@click.argument("ident", required=False)
+@click.option("--solution", is_flag=True, help="Show the solution too.")
+def puzzles_show(file: str, ident: str | None, solution: bool) -> None:
+    """Show a puzzle (the first, or ID: an id or a number) and, on request, its solution.
+
+    \b
+    Example:
+      nimmt puzzles show two-player-endgames 3 --solution
+    """
+    from puzzles import render
+    from puzzles.files import find_puzzle, load_set
+
+    data = load_set(file)
+    chosen = [find_puzzle(data, ident)] if ident else data["puzzles"][:1]
+    for puzzle in chosen:
+        click.echo(render.board(puzzle))
+        if solution:
+            click.echo("")
+            click.echo(render.solution(puzzle))
+
+
+@puzzles.command("quiz", context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--count", type=click.IntRange(1, 10_000), default=None,
+              help="How many puzzles (default: all).")
+@click.option("--shuffle", is_flag=True, help="Random order (use --seed to repeat it).")
+@seed_option
+def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) -> None:
+    """Solve puzzles in the terminal: see the board, name a card, read the answer.
+
+    Works with piped input too (one card per line). Ctrl-C or end of input stops and
+    shows the score.
+
+    \b
+    Example:
+      nimmt puzzles quiz two-player-endgames --count 5
+    """
+    import random
+
+    from puzzles import render
+    from puzzles.files import load_set
+
+    data = load_set(file)
+    chosen = list(data["puzzles"])
+    if shuffle:
+        random.Random(_fresh_seed(seed)).shuffle(chosen)
+    chosen = chosen[:count] if count else chosen
+    score = asked = 0
+    try:
+        for puzzle in chosen:
+            hand = [int(c) for c in puzzle["values"]]
+            click.echo(render.board(puzzle))
+            while True:
+                answer = click.prompt(f"your card ({', '.join(map(str, hand))})", type=str,
+                                      err=False).strip()
+                if answer.isdigit() and int(answer) in hand:
+                    break
+                click.echo(f"{answer!r} is not in your hand; answer with one of "
+                           f"{', '.join(map(str, hand))}")
+            asked += 1
+            card = int(answer)
+            if card == puzzle["solution"]:
+                score += 1
+                click.echo("correct!")
+            else:
+                regret = puzzle["values"][str(card)] - puzzle["values"][str(puzzle["solution"])]
+                click.echo(f"not quite: {card} costs {regret:.3g} more than {puzzle['solution']}.")
+            click.echo(render.solution(puzzle))
+            click.echo(f"score: {score}/{asked}\n")
+    except (click.Abort, EOFError):
+        click.echo("")
+    click.echo(f"final score: {score}/{asked}")
+
+
+@puzzles.command("check", context_settings=CONTEXT)
+@click.argument("file")
+def puzzles_check(file: str) -> None:
+    """Re-solve every puzzle; report any whose stored solution no longer holds (exit 1).
+
+    \b
+    Example:
+      nimmt puzzles check two-player-endgames
+    """
+    from puzzles.core import check_puzzle
+    from puzzles.files import load_set
+
+    data = load_set(file)
+    failures = 0
+    progress = LazyProgress(len(data["puzzles"]), "puzzles checked")
+    try:
+        for puzzle in data["puzzles"]:
+            problems = check_puzzle(puzzle)
+            progress(1)
+            if problems:
+                failures += 1
+                click.echo(f"{puzzle['id']}: " + "; ".join(problems))
+    finally:
+        progress.close()
+    click.echo(f"{len(data['puzzles']) - failures} of {len(data['puzzles'])} puzzles hold")
+    if failures:
+        sys.exit(1)
+
+
+@puzzles.command("export", context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "html"]), required=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="File to write (default: standard output).")
+def puzzles_export(file: str, fmt: str, output: str | None) -> None:
+    """Export a set for printing or sharing, with a picture of the rows (SVG).
+
+    \b
+    Example:
+      nimmt puzzles export two-player-endgames --format html --output puzzles.html
+    """
+    from puzzles import render
+    from puzzles.files import load_set
+    from solver.fileio import atomic_write_text
+
+    data = load_set(file)
+    text = render.export_markdown(data) if fmt == "markdown" else render.export_html(data)
+    if output:
+        atomic_write_text(output, text)
+        click.echo(f"wrote {output}: {len(data['puzzles'])} puzzles")
+    else:
+        click.echo(text)
 
 
 def main() -> None:

@@ -24,14 +24,12 @@ import math
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
-from typing import Callable
-
 import networkx as nx
 
 from . import engine
 from .exact import solve_exact
+from .fileio import atomic_write, atomic_write_text
 from .nash import solve_nash
 from .position import Position, format_position
 from .rules import NimmtError
@@ -300,24 +298,6 @@ def count_nodes(position: Position, **options) -> int:
 
 # ---------------------------------------------------------------- writers
 
-def _atomic(path: str, write: Callable[[str], None]) -> None:
-    """Write through a temporary file in the same folder, then rename: nothing half-written."""
-    folder = os.path.dirname(os.path.abspath(path))
-    suffix = os.path.splitext(path)[1]
-    fd, tmp = tempfile.mkstemp(prefix=".nimmt-", suffix=suffix, dir=folder)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual mode
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _dot_ready(graph: nx.DiGraph) -> nx.DiGraph:
     """A copy with DOT labels and quoted attribute values (pydot needs strings)."""
     g = nx.DiGraph()
@@ -347,18 +327,15 @@ def write_tree(graph: nx.DiGraph, path: str) -> None:
         raise NimmtError(f"unknown output suffix {suffix or '(none)'!r}; use one of "
                          f"{', '.join(FORMATS)}")
     if suffix == ".graphml":
-        _atomic(path, lambda tmp: nx.write_graphml(graph, tmp))
+        atomic_write(path, lambda tmp: nx.write_graphml(graph, tmp))
     elif suffix == ".gexf":
-        _atomic(path, lambda tmp: nx.write_gexf(graph, tmp))
+        atomic_write(path, lambda tmp: nx.write_gexf(graph, tmp))
     elif suffix == ".json":
         data = nx.node_link_data(graph, edges="edges")
 
-        def dump(tmp):
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1)
-        _atomic(path, dump)
+        atomic_write_text(path, json.dumps(data, indent=1))
     elif suffix == ".dot":
-        _atomic(path, lambda tmp: nx.nx_pydot.write_dot(_dot_ready(graph), tmp))
+        atomic_write(path, lambda tmp: nx.nx_pydot.write_dot(_dot_ready(graph), tmp))
     else:
         dot = shutil.which("dot")
         if dot is None:
@@ -370,7 +347,7 @@ def write_tree(graph: nx.DiGraph, path: str) -> None:
         def render(tmp):
             subprocess.run([dot, f"-T{suffix[1:]}", "-o", tmp], input=source.encode(),
                            check=True, capture_output=True)
-        _atomic(path, render)
+        atomic_write(path, render)
 
 
 def format_tree_text(graph: nx.DiGraph) -> str:

@@ -1,0 +1,259 @@
+"""Puzzle generation and checking: positions with exactly one clearly best card.
+
+A candidate is a random deal played forward by rule-of-thumb bots (so it looks like a real
+game) to ``cards_left`` cards; it is solved exactly in the chosen model and kept when one
+card is best by at least ``min_margin`` and the position is not trivial (every simple bot
+finds the answer) unless ``easy``. Each kept puzzle records the values of every card, the
+refutation line of the most tempting wrong card, themes, a difficulty and an explanation.
+
+Candidate i depends only on (seed, i), and the kept puzzles are the first ``count`` by
+candidate index, so a set is the same for a seed whatever the number of workers.
+"""
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from solver import engine
+from solver.analysis import UNITS, analyse
+from solver.game import deal_position
+from solver.position import Position, format_position, parse_position
+from solver.rules import NimmtError, Rules
+from solver.tree import build_tree
+
+SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
+DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
+DEFAULT_MARGIN = {"worst": 1.0, "random": 0.5, "nash": 0.5}
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Settings:
+    variant: str
+    players: int
+    placement: str
+    cards_left: int
+    model: str
+    min_margin: float
+    easy: bool
+    seed: int
+
+
+def card_values(position: Position, model: str) -> dict[int, float]:
+    """Every card's exact value in the model (nash: its EV against player 2's equilibrium)."""
+    result = analyse(position, opponents=model, method="exact", max_nodes=50_000_000)
+    return {c.card: c.value for c in result.cards}
+
+
+def bot_choices(position: Position) -> dict[str, int]:
+    return {bot: engine.bot_card(bot, position.hand, position.rows, position.professional)
+            for bot in SIMPLE_BOTS}
+
+
+def is_low(position: Position, card: int) -> bool:
+    """The card has no legal end: its owner must take a row."""
+    table = engine.row_table(position.rows)
+    return engine._choice_count(table, card, position.professional) == 4
+
+
+def refutation(position: Position, card: int, model: str, max_turns: int = 10) -> list[dict]:
+    """The line after ``card``: each turn the opponents' reply that is worst for player 1
+    (the adversary's choice; for random and nash, the most damaging reply the model
+    allows) and player 1's best answers after it, to the end of the round."""
+    line = []
+    first = True
+    while position.cards_left and len(line) < max_turns:
+        graph = build_tree(position, opponents=model, depth=1, max_nodes=10**6)
+        root = graph.graph["root"]
+        if first:
+            move = next(n for n in graph.successors(root) if graph.nodes[n]["card"] == card)
+        else:
+            best = [n for n in graph.successors(root) if graph.edges[root, n]["best"]]
+            move = min(best, key=lambda n: graph.nodes[n]["card"])
+        replies = [(graph.edges[move, n], n) for n in graph.successors(move)]
+        if model == "nash":  # player 2's replies in its equilibrium support
+            replies = [r for r in replies if r[0]["probability"] > 0] or replies
+        data, node = max(replies, key=lambda r: _line_value(graph, r[1], r[0]))
+        cows = data["cows"]
+        label = data["label"]
+        while graph.nodes[node]["actor"] == "choice":  # follow in-turn choices
+            kids = [(graph.edges[node, n], n) for n in graph.successors(node)
+                    if graph.edges[node, n]["best"]]
+            data, node = kids[0]
+            cows += data["cows"]
+        line.append({"you": graph.nodes[move]["card"], "opponents": label, "cows": cows})
+        if graph.nodes[node]["actor"] == "leaf":
+            break
+        position = parse_position(graph.nodes[node]["position"])
+        first = False
+    return line
+
+
+def _line_value(graph, node, edge) -> float:
+    delta = edge.get("cows", 0) - (edge.get("cows_opponents", 0) if
+                                   graph.graph["opponents"] == "nash" else 0)
+    return delta + graph.nodes[node]["value"]
+
+
+def themes(position: Position, solution: int, tempting: int, values: dict[int, float],
+           line: list[dict], model: str) -> list[str]:
+    tags = []
+    if model == "worst" and abs(values[solution]) <= TOLERANCE:
+        tags.append("guaranteed-zero")
+    if is_low(position, solution):
+        tags.append("low-card-take")
+    elif solution == min(position.hand):
+        tags.append("duck-low")
+    if solution == max(position.hand) and not is_low(position, solution):
+        tags.append("dump-high")
+    if line and line[0]["cows"] > 0 and not is_low(position, tempting):
+        tags.append("sixth-card-trap")
+    if line and is_low(position, tempting):
+        tags.append("costly-take")
+    if len(line) > 1 and line[0]["cows"] == 0 and any(t["cows"] for t in line[1:]):
+        tags.append("delayed-punishment")
+    if position.hidden_players:
+        tags.append("hidden-hands")
+    if position.professional:
+        tags.append("professional")
+    return tags
+
+
+def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
+                ident: str) -> dict | None:
+    """A puzzle from a position, or None if it has no single clearly best card."""
+    values = card_values(position, model)
+    ranked = sorted(values, key=lambda c: (values[c], c))
+    if len(ranked) < 2:
+        return None
+    solution, runner_up = ranked[0], ranked[1]
+    margin = values[runner_up] - values[solution]
+    if margin < min_margin - TOLERANCE:
+        return None
+    bots = bot_choices(position)
+    failing = [b for b, c in bots.items() if c != solution]
+    if not failing and not easy:
+        return None  # every simple bot finds it: trivial
+    wrong = [bots[b] for b in failing]
+    tempting = max(set(wrong), key=lambda c: (wrong.count(c), -values[c])) if wrong else runner_up
+    line = refutation(position, tempting, model)
+    depth = next((i + 1 for i, t in enumerate(line) if t["cows"] > 0), len(line))
+    unit = "EV" if model == "nash" else UNITS[model]
+    regret = values[tempting] - values[solution]
+    players = [b for b, c in bots.items() if c == tempting]
+    who = f" (what {' and '.join(players)} play{'s' if len(players) == 1 else ''})" if players \
+        else ""
+    explanation = (f"Play {solution} ({unit} {values[solution]:.4g}); {tempting}{who} costs "
+                   f"{regret:.4g} more")
+    if line:
+        hit = line[depth - 1]
+        explanation += (f": after {line[0]['opponents']} you take {hit['cows']} cows on turn "
+                        f"{depth}" if hit["cows"] else f": after {line[0]['opponents']}")
+    explanation += "."
+    return {"id": ident, "position": format_position(position), "model": model,
+            "solution": solution, "values": {str(c): values[c] for c in position.hand},
+            "margin": margin, "runner_up": runner_up, "tempting": tempting,
+            "refutation": line, "themes": themes(position, solution, tempting, values, line,
+                                                 model),
+            "bots": {b: c for b, c in bots.items()}, "bots_failing": len(failing),
+            "refutation_depth": depth,
+            "difficulty": len(failing) + depth,
+            "explanation": explanation}
+
+
+def candidate(settings: Settings, index: int) -> Position:
+    """Candidate ``index`` of a run: a deal played forward by rule-of-thumb bots."""
+    digest = hashlib.sha256(f"{settings.seed}:{index}".encode()).digest()
+    seed = int.from_bytes(digest[:8], "little") >> 1
+    bots = [DEAL_BOTS[(index + p) % len(DEAL_BOTS)] for p in range(settings.players)]
+    rules = Rules(settings.variant, settings.players, settings.placement)
+    return deal_position(rules, settings.cards_left, seed, bots)
+
+
+def _try(args: tuple[Settings, int]) -> tuple[int, dict | None]:
+    settings, index = args
+    position = candidate(settings, index)
+    ident = f"{settings.variant[0]}{settings.players}{settings.placement[0]}" \
+            f"{settings.cards_left}-{settings.seed}-{index}"
+    return index, make_puzzle(position, settings.model, settings.min_margin, settings.easy,
+                              ident)
+
+
+def check_settings(settings: Settings) -> None:
+    if settings.variant == "standard":
+        raise NimmtError("puzzles need a small deck (every card known); use --variant tactical "
+                         "or logic")
+    if settings.model == "nash" and settings.players != 2:
+        raise NimmtError("nash puzzles need 2 players")
+    if not 2 <= settings.cards_left <= 6:
+        raise NimmtError("--cards-left must be 2..6 for puzzles (exact solving must be quick)")
+    if settings.players > 4 or (settings.players > 2 and settings.cards_left > 4):
+        raise NimmtError("puzzles are solved exactly: use up to 4 players, and at most 4 cards "
+                         "left with more than 2 players")
+    if settings.min_margin < 0:
+        raise NimmtError("--min-margin must not be negative")
+
+
+def generate(settings: Settings, count: int, workers: int = 1,
+             progress: Callable[[int, int], None] | None = None,
+             max_candidates: int | None = None) -> tuple[list[dict], int]:
+    """The first ``count`` puzzles by candidate index; returns (puzzles, candidates tried).
+    Ctrl-C stops and returns what was kept so far."""
+    check_settings(settings)
+    limit = max_candidates or 200 * count
+    kept: dict[int, dict] = {}
+    tried = 0
+    chunk = max(8, 4 * workers)
+
+    def batches() -> Iterator[list[int]]:
+        start = 0
+        while start < limit:
+            yield list(range(start, min(start + chunk, limit)))
+            start += chunk
+
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        for batch in batches():
+            jobs = [(settings, i) for i in batch]
+            results = pool.map(_try, jobs) if pool else map(_try, jobs)
+            for index, puzzle in results:
+                tried = max(tried, index + 1)
+                if puzzle is not None:
+                    kept[index] = puzzle
+            if progress:
+                progress(len(kept), tried)
+            if len(kept) >= count:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    chosen = [kept[i] for i in sorted(kept)][:count]
+    if chosen and len(kept) >= count:
+        tried = max(int(p["id"].rsplit("-", 1)[1]) for p in chosen) + 1
+    return chosen, tried
+
+
+def check_puzzle(puzzle: dict) -> list[str]:
+    """Problems with a stored puzzle (empty when its solution still holds)."""
+    problems = []
+    try:
+        position = parse_position(puzzle["position"])
+        values = card_values(position, puzzle["model"])
+    except (NimmtError, KeyError) as e:
+        return [f"cannot re-solve: {e}"]
+    ranked = sorted(values, key=lambda c: (values[c], c))
+    best = ranked[0]
+    if best != puzzle["solution"]:
+        problems.append(f"stored solution {puzzle['solution']} but the best card is {best}")
+    margin = values[ranked[1]] - values[best] if len(ranked) > 1 else 0.0
+    if abs(margin - puzzle["margin"]) > 1e-6:
+        problems.append(f"stored margin {puzzle['margin']:g} but it is {margin:g}")
+    for card, value in puzzle["values"].items():
+        if abs(values.get(int(card), float("nan")) - value) > 1e-6:
+            problems.append(f"card {card}: stored value {value:g}, re-solved "
+                            f"{values.get(int(card), float('nan')):g}")
+    return problems

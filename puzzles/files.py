@@ -1,0 +1,75 @@
+"""The puzzle-set file: JSON, versioned, written atomically; shipped sets as package data.
+
+    {"format": "nimmt-puzzles", "version": 1, "command": "nimmt puzzles generate ...",
+     "settings": {...}, "stats": {"candidates": N, "kept": M, "seconds": S},
+     "puzzles": [{"id", "position", "model", "solution", "values", "margin", "themes",
+                  "difficulty", "explanation", "refutation", ...}, ...]}
+"""
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+
+from solver.fileio import atomic_write_text
+from solver.rules import NimmtError
+
+FORMAT, VERSION = "nimmt-puzzles", 1
+REQUIRED = ("id", "position", "model", "solution", "values", "margin", "themes", "difficulty",
+            "explanation")
+
+
+def validate(data: object, source: str) -> dict:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise NimmtError(f"{source} is not a nimmt puzzle set (format {FORMAT!r} expected)")
+    if data.get("version") != VERSION:
+        raise NimmtError(f"{source} has puzzle-set version {data.get('version')!r}; this nimmt "
+                         f"reads version {VERSION}")
+    puzzles = data.get("puzzles")
+    if not isinstance(puzzles, list):
+        raise NimmtError(f"{source} has no puzzle list")
+    for i, puzzle in enumerate(puzzles):
+        missing = [k for k in REQUIRED if not isinstance(puzzle, dict) or k not in puzzle]
+        if missing:
+            raise NimmtError(f"{source}: puzzle {i + 1} lacks {', '.join(missing)}")
+    return data
+
+
+def shipped_sets() -> dict[str, str]:
+    """Name -> text of each puzzle set shipped under puzzles/sets (works from a wheel)."""
+    folder = resources.files("puzzles").joinpath("sets")
+    return {entry.name.removesuffix(".json"): entry.read_text(encoding="utf-8")
+            for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+            if entry.name.endswith(".json")}
+
+
+def load_set(name_or_path: str) -> dict:
+    """A puzzle set from a file path, or a shipped set by name."""
+    if os.path.exists(name_or_path):
+        try:
+            with open(name_or_path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            raise NimmtError(f"cannot read puzzle set {name_or_path}: {e}") from None
+        return validate(data, name_or_path)
+    shipped = shipped_sets()
+    if name_or_path in shipped:
+        return validate(json.loads(shipped[name_or_path]), name_or_path)
+    raise NimmtError(f"no puzzle set {name_or_path!r}: give a file or one of the shipped sets "
+                     f"({', '.join(shipped)})")
+
+
+def save_set(data: dict, path: str) -> None:
+    """Write atomically (a temporary file in the same folder, then rename)."""
+    validate(data, path)
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+
+
+def find_puzzle(data: dict, ident: str) -> dict:
+    for puzzle in data["puzzles"]:
+        if puzzle["id"] == ident:
+            return puzzle
+    if ident.isdigit() and 1 <= int(ident) <= len(data["puzzles"]):
+        return data["puzzles"][int(ident) - 1]
+    raise NimmtError(f"no puzzle {ident!r} in this set; give an id or a number 1.."
+                     f"{len(data['puzzles'])}")

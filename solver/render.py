@@ -1,0 +1,75 @@
+"""Pictures of a position: the text board of `nimmt show` and an SVG of the rows."""
+from __future__ import annotations
+
+from html import escape
+
+from tabulate import tabulate
+
+from .position import Position
+from .rules import card_cows
+
+
+def render_position(position: Position) -> str:
+    """The rows with cows and room, the known hands, the unknown pool, gone and scores."""
+    k = position.cards_left
+    head = (f"{position.variant}, {position.players} players, {position.placement} placement — "
+            f"turn {11 - k} of 10, {k} card{'s' if k != 1 else ''} left each")
+    table = [[f"row {i}", " ".join(map(str, row)), sum(card_cows(c) for c in row),
+              5 - len(row)] for i, row in enumerate(position.rows, 1)]
+    lines = [head, "", tabulate(table, headers=["", "cards", "cows", "room before the sixth"],
+                                tablefmt="simple"), ""]
+    for i, hand in enumerate(position.hands):
+        who = "hand (you)" if i == 0 else f"p{i + 1}"
+        lines.append(f"{who}: " + ("hidden" if hand is None else " ".join(map(str, hand))))
+    if position.hidden_players:
+        listed = " ".join(map(str, position.pool)) if position.variant != "standard" else \
+            "(not listed for the standard deck)"
+        lines.append(f"unknown pool: {len(position.pool)} cards {listed}")
+    lines.append("gone: " + (" ".join(map(str, position.gone)) or "none")
+                 + f" ({sum(card_cows(c) for c in position.gone)} cows)")
+    if any(position.scores):
+        lines.append("scores before this round: " + ", ".join(
+            f"p{i}={s}" for i, s in enumerate(position.scores, 1)))
+    return "\n".join(lines)
+
+
+COW_COLOURS = {1: "#ffffff", 2: "#dbeafe", 3: "#fde68a", 5: "#fca5a5", 7: "#c084fc"}
+
+
+def rows_svg(position: Position, hand: bool = True) -> str:
+    """An SVG picture of the four rows (and player 1's hand): one box per card, shaded by
+    its cows, with the sixth place drawn dashed."""
+    w, h, gap = 44, 56, 8
+    lines_y = [10 + r * (h + gap) for r in range(4)]
+    height = 10 + 4 * (h + gap) + (h + 30 if hand else 0)
+    width = 70 + 6 * (w + gap)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif">']
+
+    def card(x, y, c, dashed=False):
+        if dashed:
+            out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="none" '
+                       f'stroke="#999" stroke-dasharray="4 3"/>')
+            return
+        cows = card_cows(c)
+        out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" '
+                   f'fill="{COW_COLOURS[cows]}" stroke="#333"/>')
+        out.append(f'<text x="{x + w / 2}" y="{y + 26}" font-size="18" text-anchor="middle">'
+                   f'{c}</text>')
+        out.append(f'<text x="{x + w / 2}" y="{y + 46}" font-size="11" text-anchor="middle">'
+                   f'{"●" * cows}</text>')
+
+    for r, row in enumerate(position.rows):
+        y = lines_y[r]
+        out.append(f'<text x="6" y="{y + 33}" font-size="13">row {r + 1}</text>')
+        for i in range(6):
+            x = 60 + i * (w + gap)
+            card(x, y, row[i], False) if i < len(row) else card(x, y, 0, dashed=i == 5)
+    if hand:
+        y = 10 + 4 * (h + gap) + 20
+        out.append(f'<text x="6" y="{y + 33}" font-size="13">hand</text>')
+        for i, c in enumerate(position.hand):
+            card(60 + i * (w + gap), y, c)
+    out.append(f"<title>{escape(' / '.join(','.join(map(str, r)) for r in position.rows))}"
+               "</title></svg>")
+    return "\n".join(out)
