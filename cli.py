@@ -12,8 +12,7 @@ import click
 from tabulate import tabulate
 
 from solver.position import Position, format_position, load_position
-from solver.rules import (DEFAULT_THRESHOLD, PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows,
-                          ranks)
+from solver.rules import DEFAULT_THRESHOLD, PLACEMENTS, VARIANTS, NimmtError, Rules
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -73,6 +72,8 @@ class SizeType(click.ParamType):
         try:
             size = float(number) * (scale or 2**30)
         except ValueError:
+            size = math.nan
+        if not math.isfinite(size):
             self.fail(f"{value!r} is not a size; write for example 4G or 512M", param, ctx)
         if size < 2**20:
             self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
@@ -386,16 +387,11 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         _fail("not even one card fits the memory budget; raise --memory")
     start = position
     if fit < k:  # random bots play the turns that do not fit
-        from solver import engine
+        import random
 
-        bots = engine.bot_codes(["random", "random"])
-        import numpy as np
-
-        rng = np.random.default_rng(used)
+        rng = random.Random(used)
         for _ in range(k - fit):
-            cards = [int(rng.choice(h)) for h in position.hands]
-            position, _ = position.apply_turn(cards)
-        del bots
+            position, _ = position.apply_turn([rng.choice(h) for h in position.hands])
     from solver.analysis import analyse as run
 
     result = run(position, opponents="nash", memory=memory)

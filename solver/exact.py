@@ -475,6 +475,31 @@ def _state_value(table, owner, deck_size, known_count, hidden_count, professiona
     return result[0]
 
 
+@jit
+def _solve_cards(table, owner, deck_size, known_count, hidden_count, professional, model,
+                 cards, stats, max_resolved, results):
+    """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here
+    (a typed dict made from Python costs seconds of compilation at every start)."""
+    memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
+    no_matrix = np.zeros((1, 1))
+    result = np.zeros(3)
+    for i in range(cards.shape[0]):
+        _search(table, owner, deck_size, known_count, hidden_count, professional, model,
+                cards[i], memo, stats, max_resolved, result, no_matrix, no_matrix)
+        if stats[ABORTED]:
+            return
+        results[i, :] = result
+
+
+@jit
+def _solve_nash(table, owner, deck_size, professional, stats, max_resolved, result,
+                root_value, root_aux):
+    """The equilibrium search from the root (2 players, player 2's hand known)."""
+    memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
+    _search(table, owner, deck_size, 1, 0, professional, MODEL_NASH, -1, memo, stats,
+            max_resolved, result, root_value, root_aux)
+
+
 # ---------------------------------------------------------------- Python API
 
 class BudgetExceeded(NimmtError):
@@ -551,12 +576,8 @@ def estimate_nodes(position: Position, cards_left: int | None = None) -> int:
     return CHOICE_FACTOR * total
 
 
-def new_memo():
-    return Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
-
-
 def solve_exact(position: Position, model: str = "random",
-                max_nodes: int = 50_000_000, memo=None) -> ExactResult:
+                max_nodes: int = 50_000_000) -> ExactResult:
     """Exact value of every card in hand for ``model`` ('random' or 'worst').
 
     >>> from solver.position import parse_position
@@ -573,19 +594,14 @@ def solve_exact(position: Position, model: str = "random",
     if model == "nash":
         raise NimmtError("use solver.nash for the nash model")
     stats = np.zeros(STAT_SLOTS, np.int64)
-    memo = new_memo() if memo is None else memo
-    no_matrix = np.zeros((1, 1))
-    result = np.zeros(3)
+    results = np.zeros((position.cards_left, 3))
     start = time.perf_counter()
-    lines = []
-    for card in position.hand:
-        _search(table, owner, position.deck_size, known, hidden, position.professional,
-                MODELS[model], card, memo, stats, max_nodes, result, no_matrix, no_matrix)
-        value, now, took = (float(x) for x in result)
-        if stats[ABORTED]:
-            raise BudgetExceeded(
-                f"exact search passed its budget of {max_nodes:,} nodes; raise --max-nodes "
-                "or use --method montecarlo")
-        lines.append(CardLine(card, value, now, took))
+    _solve_cards(table, owner, position.deck_size, known, hidden, position.professional,
+                 MODELS[model], np.asarray(position.hand, np.int64), stats, max_nodes, results)
+    if stats[ABORTED]:
+        raise BudgetExceeded(f"exact search passed its budget of {max_nodes:,} nodes; raise "
+                             "--max-nodes or use --method montecarlo")
+    lines = [CardLine(card, float(v), float(now), float(took))
+             for card, (v, now, took) in zip(position.hand, results)]
     return ExactResult(model, tuple(lines), int(stats[RESOLVED]), int(stats[STATES]),
                        int(stats[HITS]), int(stats[PRUNED]), time.perf_counter() - start)

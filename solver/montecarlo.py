@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numba.typed import Dict
 
 from . import exact
 from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, _find_end, _pick_card, _place_card,
@@ -135,6 +136,19 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
         cows_now[i] = first_now
 
 
+@jit
+def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, professional,
+                      cards, first_sample, sample_count, exact_depth, seed, stats, values,
+                      cows_now):
+    """Samples first_sample.. of every card (values[i, s], cows_now[i, s]); the exact
+    continuation's memo is made here and shared by the batch."""
+    memo = Dict.empty(key_type=exact.KEY_TYPE, value_type=exact.VALUE_TYPE)
+    for i in range(cards.shape[0]):
+        _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional,
+                    cards[i], i, first_sample, sample_count, exact_depth, seed, memo, stats,
+                    1 << 62, values[i], cows_now[i])
+
+
 @dataclass(frozen=True)
 class SampledCard:
     card: int
@@ -194,7 +208,6 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
     depth = choose_exact_depth(position) if exact_depth is None else exact_depth
-    memo = exact.new_memo()
     stats = np.zeros(exact.STAT_SLOTS, np.int64)
     hand = position.hand
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
@@ -207,18 +220,15 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
             t0 = time.perf_counter()
             values = np.zeros((len(hand), size))
             now = np.zeros((len(hand), size))
-            for ci, card in enumerate(hand):
-                _montecarlo(table, owner, position.deck_size, known, hidden,
-                            position.professional, card, ci, done, size, depth, seed, memo,
-                            stats, 1 << 62, values[ci], now[ci])
+            _montecarlo_batch(table, owner, position.deck_size, known, hidden,
+                              position.professional, np.asarray(hand, np.int64), done, size,
+                              depth, seed, stats, values, now)
             batches.append((values, now))
             done += size
             if time.perf_counter() - t0 < 0.05 and batch < 8192:
                 batch *= 2  # fewer kernel calls, while time limits stay responsive
             if progress:
                 progress(size)
-            if len(memo) > 5_000_000:  # keep memory bounded on long runs
-                memo = exact.new_memo()
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 complete = done >= samples
                 break

@@ -102,17 +102,16 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
             f"(~{states * BYTES_PER_STATE / 2**30:.1f} GiB), over --memory "
             f"{memory / 2**30:.1f} GiB; the largest k that fits is {k_fit}: raise --memory or "
             "analyse a later position")
-    owner, known, hidden = exact.owner_array(position)
+    owner, _, _ = exact.owner_array(position)
     table = row_table(position.rows)
     stats = np.zeros(exact.STAT_SLOTS, np.int64)
-    memo = exact.new_memo()
     result = np.zeros(3)
     k = position.cards_left
     values = np.zeros((k, k))
     aux = np.zeros((k, k))
     start = time.perf_counter()
-    exact._search(table, owner, position.deck_size, known, hidden, position.professional,
-                  exact.MODEL_NASH, -1, memo, stats, max_nodes, result, values, aux)
+    exact._solve_nash(table, owner, position.deck_size, position.professional, stats, max_nodes,
+                      result, values, aux)
     if stats[exact.ABORTED]:
         raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} nodes")
     seconds = time.perf_counter() - start

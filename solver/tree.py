@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import os
 import shutil
 import subprocess
