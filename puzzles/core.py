@@ -245,6 +245,10 @@ def check_puzzle(puzzle: dict) -> list[str]:
         values = card_values(position, puzzle["model"])
     except (NimmtError, KeyError) as e:
         return [f"cannot re-solve: {e}"]
+    stored = {int(c) for c in puzzle["values"]}
+    if stored != set(position.hand):
+        problems.append(f"values list cards {sorted(stored)} but the hand is "
+                        f"{list(position.hand)}")
     ranked = sorted(values, key=lambda c: (values[c], c))
     best = ranked[0]
     if best != puzzle["solution"]:

@@ -15,6 +15,7 @@ from solver.fileio import atomic_write_text
 from solver.rules import NimmtError
 
 FORMAT, VERSION = "nimmt-puzzles", 1
+MODELS = ("worst", "random", "nash")
 REQUIRED = ("id", "position", "model", "solution", "values", "margin", "themes", "difficulty",
             "explanation")
 
@@ -32,6 +33,16 @@ def validate(data: object, source: str) -> dict:
         missing = [k for k in REQUIRED if not isinstance(puzzle, dict) or k not in puzzle]
         if missing:
             raise NimmtError(f"{source}: puzzle {i + 1} lacks {', '.join(missing)}")
+        if puzzle["model"] not in MODELS:
+            raise NimmtError(f"{source}: puzzle {i + 1} has unknown model "
+                             f"{puzzle['model']!r}; models are {', '.join(MODELS)}")
+        values = puzzle["values"]
+        if (not isinstance(values, dict) or not values
+                or not all(isinstance(c, str) and c.isdigit() for c in values)
+                or not all(isinstance(v, (int, float)) for v in values.values())):
+            raise NimmtError(f"{source}: puzzle {i + 1} needs values as card -> number")
+        if not isinstance(puzzle["solution"], int) or str(puzzle["solution"]) not in values:
+            raise NimmtError(f"{source}: puzzle {i + 1}'s solution is not one of its cards")
     return data
 
 

@@ -38,19 +38,20 @@ COW_COLOURS = {1: "#ffffff", 2: "#dbeafe", 3: "#fde68a", 5: "#fca5a5", 7: "#c084
 
 def rows_svg(position: Position, hand: bool = True) -> str:
     """An SVG picture of the four rows (and player 1's hand): one box per card, shaded by
-    its cows, with the sixth place drawn dashed."""
+    its cows; empty places are dotted and the sixth place, which takes the row, is red."""
     w, h, gap = 44, 56, 8
     lines_y = [10 + r * (h + gap) for r in range(4)]
     height = 10 + 4 * (h + gap) + (h + 30 if hand else 0)
-    width = 70 + 6 * (w + gap)
+    width = 70 + max(6, len(position.hand) if hand else 0) * (w + gap)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">']
 
-    def card(x, y, c, dashed=False):
-        if dashed:
-            out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="none" '
-                       f'stroke="#999" stroke-dasharray="4 3"/>')
-            return
+    def place(x, y, sixth):
+        colour, dash = ("#dc2626", "6 3") if sixth else ("#bbb", "2 3")
+        out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="none" '
+                   f'stroke="{colour}" stroke-dasharray="{dash}"/>')
+
+    def card(x, y, c):
         cows = card_cows(c)
         out.append(f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" '
                    f'fill="{COW_COLOURS[cows]}" stroke="#333"/>')
@@ -64,7 +65,10 @@ def rows_svg(position: Position, hand: bool = True) -> str:
         out.append(f'<text x="6" y="{y + 33}" font-size="13">row {r + 1}</text>')
         for i in range(6):
             x = 60 + i * (w + gap)
-            card(x, y, row[i], False) if i < len(row) else card(x, y, 0, dashed=i == 5)
+            if i < len(row):
+                card(x, y, row[i])
+            else:
+                place(x, y, sixth=i == 5)
     if hand:
         y = 10 + 4 * (h + gap) + 20
         out.append(f'<text x="6" y="{y + 33}" font-size="13">hand</text>')

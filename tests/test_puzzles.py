@@ -232,9 +232,6 @@ def test_check_puzzle_catches_tampering():
         assert problems and problems[0].startswith("cannot re-solve")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: check_puzzle only compares the values it finds "
-                   "stored; a puzzle whose 'values' lacks a card of the hand passes the check "
-                   "(and the quiz, which takes the hand from 'values', then refuses that card)")
 def test_check_puzzle_reports_a_card_missing_from_values():
     p = puzzles_for(CASES["worst-2p-k4"])[0]
     missing = next(c for c in p["values"] if int(c) != p["solution"])
@@ -494,9 +491,6 @@ def test_export_output_is_written_atomically(runner, set_file, fmt, suffix):
                                  "--output", set_file.parent / "nowhere" / out.name))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG in solver.render.rows_svg (used by puzzles export): "
-                   "empty places of a row are drawn as a card numbered 0 with 5 cows "
-                   "(card(x, y, 0, dashed=i == 5) for i < 5), not left empty")
 def test_rows_svg_draws_only_the_cards_on_the_table_and_in_hand():
     position = parse_position("variant=tactical players=2 rows=3,7,12/20/14/17 hand=1,15,22 "
                               "gone=2,4,5,6,8,9,10,11,13,16,18,19")
@@ -616,23 +610,13 @@ def test_commands_on_a_bad_file_fail_in_one_line(runner, tmp_path, command, kind
     assert_one_line_error(result)
 
 
-MALFORMED_BUG = {
-    "unknown-model": "BUG: a puzzle with an unknown 'model' passes files.validate; show, quiz "
-                     "and export then crash with KeyError('foo') from render.QUESTION (uncaught, "
-                     "traceback, exit 1) instead of a one-line error with exit 2",
-    "non-numeric-value-key": "BUG: a puzzle whose 'values' has a non-numeric key passes "
-                             "files.validate; show --solution, quiz, check and export then crash "
-                             "with ValueError from int() (uncaught, traceback, exit 1)",
-}
+MALFORMED = ("unknown-model", "non-numeric-value-key")
 
 
 def _malformed_cases():
-    for kind in MALFORMED_BUG:
+    for kind in MALFORMED:
         for command in COMMANDS[1:]:
-            # check reports an unknown model as a puzzle that does not hold: that is fine
-            fine = kind == "unknown-model" and command == ("check",)
-            marks = () if fine else pytest.mark.xfail(strict=True, reason=MALFORMED_BUG[kind])
-            yield pytest.param(command, kind, marks=marks, id=f"{kind}-{'-'.join(command)}")
+            yield pytest.param(command, kind, id=f"{kind}-{'-'.join(command)}")
 
 
 @pytest.mark.parametrize("command, kind", list(_malformed_cases()))
