@@ -189,8 +189,10 @@ def render_analysis(analysis, tablefmt: str) -> str:
         e = analysis.extra
         lines.append(f"game value {analysis.value:.4f} (your cows minus player 2's); under the "
                      f"equilibrium you expect {e['p1_expected_cows']:.3f} cows, player 2 "
-                     f"{e['p2_expected_cows']:.3f}; {e['matrix_games']:,} matrix games solved "
-                     f"by LP, {e['saddle_points']:,} by saddle points")
+                     f"{e['p2_expected_cows']:.3f}; states decided: {e['matrix_games']:,} by LP, "
+                     f"{e['saddle_points']:,} by a saddle point of the whole matrix, "
+                     f"{e['best_reply_saddles']:,} by best replies ({e['cells_skipped']:,} cells "
+                     "never built)")
     now_label = "cows now" if analysis.opponents != "worst" else "cows now (line)"
     headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
     headers += ["± stderr", "95% interval"] if mc else []

@@ -37,8 +37,13 @@ KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
 # pair (nash) and 0 for the other models
 VALUE_TYPE = types.UniTuple(types.float64, 2)
 # stats[] slots
-RESOLVED, STATES, HITS, PRUNED, ABORTED, MATRIX_GAMES, SADDLES = 0, 1, 2, 3, 4, 5, 6
-STAT_SLOTS = 7
+RESOLVED, STATES, HITS, PRUNED, ABORTED, MATRIX_GAMES, SADDLES, BEST_REPLY_SADDLES, \
+    CELLS_SKIPPED = range(9)
+STAT_SLOTS = 9
+# nash: the order in which a state's cells are built (see _nash_next)
+PHASE_ROW, PHASE_COLUMN, PHASE_FULL = 0, 1, 2
+NASH_SADDLE, NASH_FULL = -1, -2
+MAX_ALTERNATIONS = 3
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
@@ -198,6 +203,52 @@ def _matrix_game(payoff, m, n, x, y, tableau):
 
 
 @jit
+def _nash_next(values, done, k, kk, sched):
+    """The next cell (a * 16 + b) of a nash state to build, or NASH_SADDLE / NASH_FULL.
+
+    Best replies first: build row r (player 1's card) and take player 2's best reply c;
+    build column c; if (r, c) is the column's minimum it is a pure saddle point and the
+    other cells are never built. Otherwise move to the column's best row and try again,
+    at most MAX_ALTERNATIONS times, then build every cell (NASH_FULL: solve the matrix).
+    ``sched`` = (phase, r, c, alternations).
+    """
+    while True:
+        phase = sched[0]
+        if phase == PHASE_FULL:
+            for a in range(k):
+                for b in range(kk):
+                    if not done[a, b]:
+                        return a * 16 + b
+            return NASH_FULL
+        r = sched[1]
+        if phase == PHASE_ROW:
+            for b in range(kk):
+                if not done[r, b]:
+                    return r * 16 + b
+            c = 0
+            for b in range(1, kk):
+                if values[r, b] > values[r, c]:
+                    c = b
+            sched[0], sched[2] = PHASE_COLUMN, c
+            continue
+        c = sched[2]
+        for a in range(k):
+            if not done[a, c]:
+                return a * 16 + c
+        best = r
+        for a in range(k):
+            if values[a, c] < values[best, c]:
+                best = a
+        if values[best, c] >= values[r, c] - 1e-12:
+            return NASH_SADDLE
+        sched[3] += 1
+        if sched[3] >= MAX_ALTERNATIONS:
+            sched[0] = PHASE_FULL
+        else:
+            sched[0], sched[1] = PHASE_ROW, best
+
+
+@jit
 def _search(table0, owner, deck_size, known_count, hidden_count, professional, model,
             root_card, memo, stats, max_resolved, result, root_value, root_aux):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
@@ -251,6 +302,8 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     cells = 10 if nash else 1
     n_value = np.zeros((MAX_FRAMES if nash else 1, cells, cells))  # nash: cell values
     n_aux = np.zeros((MAX_FRAMES if nash else 1, cells, cells))    # and player 1's cows
+    n_done = np.zeros((MAX_FRAMES if nash else 1, cells, cells), np.bool_)
+    n_sched = np.zeros((MAX_FRAMES if nash else 1, 4), np.int64)
     n_x = np.zeros(10)
     n_y = np.zeros(10)
     n_tableau = np.zeros((11, 21))
@@ -340,7 +393,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             continue
 
         # ---- BOUNDARY frame
-        next_card = False
+        next_card, finished, aux = False, False, 0.0
         if f_fresh[f]:
             f_fresh[f] = 0
             stats[STATES] += 1
@@ -353,57 +406,33 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             b_set_count[f] = product * _binomial(b_pool_count[f], hidden_count)
             b_h[f] = -1
             f_best[f], f_best_now[f], f_best_took[f] = math.inf, 0.0, 0.0
-            next_card = True
+            if nash:  # the root builds its whole matrix: its strategies are reported
+                n_done[f] = False
+                n_sched[f, 0] = PHASE_FULL if f == 0 else PHASE_ROW
+                n_sched[f, 1:] = 0
+                cell = _nash_next(n_value[f], n_done[f], b_k[f], b_set_count[f], n_sched[f])
+                b_h[f], b_set[f], b_digits[f, 0] = cell // 16, cell % 16, cell % 16
+            else:
+                next_card = True
         elif have_ret:
             have_ret = False
             for a in range(width):
                 owner[b_turn[f, a]] = b_tags[f, a]
             if nash:
+                k, kk = b_k[f], b_set_count[f]
                 n_value[f, b_h[f], b_set[f]] = rv
                 n_aux[f, b_h[f], b_set[f]] = rn
-            elif model == MODEL_RANDOM:
-                b_acc[f] += rv
-                b_acc_now[f] += rn
-                b_acc_took[f] += rt
-            elif rv > b_acc[f]:
-                b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
-            b_set[f] += 1
-            pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
-            if pruned and b_set[f] < b_set_count[f]:
-                stats[PRUNED] += 1
-            if pruned or b_set[f] == b_set_count[f]:
-                value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
-                if model == MODEL_RANDOM:
-                    n = b_set_count[f]
-                    value, now, took = value / n, now / n, took / n
-                if value < f_best[f]:
-                    f_best[f], f_best_now[f], f_best_took[f] = value, now, took
-                next_card = True
-            else:  # next opponent set: hidden combination first, then known hands
-                i = hidden_count - 1
-                while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
-                    i -= 1
-                if i >= 0:
-                    b_pick[f, i] += 1
-                    for t in range(i + 1, hidden_count):
-                        b_pick[f, t] = b_pick[f, t - 1] + 1
-                else:
-                    for t in range(hidden_count):
-                        b_pick[f, t] = t
-                    for j in range(known_count):
-                        b_digits[f, j] += 1
-                        if b_digits[f, j] < b_sizes[f, j]:
-                            break
-                        b_digits[f, j] = 0
-        if next_card:
-            h = b_h[f] + 1
-            while h < b_k[f] and f == 0 and root_card >= 0 and b_hand[f, h] != root_card:
-                h += 1
-            b_h[f] = h
-            if h >= b_k[f]:  # every card done: return the state's value
-                aux = 0.0
-                if nash:  # the matrix game of this state
-                    k, kk = b_k[f], b_set_count[f]
+                n_done[f, b_h[f], b_set[f]] = True
+                cell = _nash_next(n_value[f], n_done[f], k, kk, n_sched[f])
+                if cell == NASH_SADDLE:  # decided by best replies: skip the other cells
+                    r, c = n_sched[f, 1], n_sched[f, 2]
+                    f_best[f], aux = n_value[f, r, c], n_aux[f, r, c]
+                    stats[BEST_REPLY_SADDLES] += 1
+                    for a in range(k):
+                        for b in range(kk):
+                            stats[CELLS_SKIPPED] += not n_done[f, a, b]
+                    finished = True
+                elif cell == NASH_FULL:  # the matrix game of this state
                     value, pure = _matrix_game(n_value[f], k, kk, n_x, n_y, n_tableau)
                     stats[SADDLES if pure else MATRIX_GAMES] += 1
                     for a in range(k):
@@ -413,26 +442,73 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                     if f == 0:
                         root_value[:k, :kk] = n_value[0, :k, :kk]
                         root_aux[:k, :kk] = n_aux[0, :k, :kk]
-                if f == 0:
-                    if root_card < 0:
-                        memo[_key_tuple(b_key[0])] = (f_best[0], aux)
-                    result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
-                    if nash:
-                        result[1] = aux
-                    return
-                memo[_key_tuple(b_key[f])] = (f_best[f], aux)
-                rv = f_best[f] + f_add[f]
-                rn, rt = aux + f_add_now[f], f_add_took[f]
-                have_ret = True
-                top -= 1
-                continue
-            b_set[f] = 0
-            for j in range(known_count):
-                b_digits[f, j] = 0
-            for t in range(hidden_count):
-                b_pick[f, t] = t
-            b_acc[f] = 0.0 if model == MODEL_RANDOM else -math.inf
-            b_acc_now[f], b_acc_took[f] = 0.0, 0.0
+                    finished = True
+                else:
+                    b_h[f], b_set[f], b_digits[f, 0] = cell // 16, cell % 16, cell % 16
+            else:
+                if model == MODEL_RANDOM:
+                    b_acc[f] += rv
+                    b_acc_now[f] += rn
+                    b_acc_took[f] += rt
+                elif rv > b_acc[f]:
+                    b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
+                b_set[f] += 1
+                pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
+                if pruned and b_set[f] < b_set_count[f]:
+                    stats[PRUNED] += 1
+                if pruned or b_set[f] == b_set_count[f]:
+                    value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
+                    if model == MODEL_RANDOM:
+                        n = b_set_count[f]
+                        value, now, took = value / n, now / n, took / n
+                    if value < f_best[f]:
+                        f_best[f], f_best_now[f], f_best_took[f] = value, now, took
+                    next_card = True
+                else:  # next opponent set: hidden combination first, then known hands
+                    i = hidden_count - 1
+                    while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
+                        i -= 1
+                    if i >= 0:
+                        b_pick[f, i] += 1
+                        for t in range(i + 1, hidden_count):
+                            b_pick[f, t] = b_pick[f, t - 1] + 1
+                    else:
+                        for t in range(hidden_count):
+                            b_pick[f, t] = t
+                        for j in range(known_count):
+                            b_digits[f, j] += 1
+                            if b_digits[f, j] < b_sizes[f, j]:
+                                break
+                            b_digits[f, j] = 0
+        if next_card:
+            h = b_h[f] + 1
+            while h < b_k[f] and f == 0 and root_card >= 0 and b_hand[f, h] != root_card:
+                h += 1
+            b_h[f] = h
+            if h >= b_k[f]:  # every card done
+                finished = True
+            else:
+                b_set[f] = 0
+                for j in range(known_count):
+                    b_digits[f, j] = 0
+                for t in range(hidden_count):
+                    b_pick[f, t] = t
+                b_acc[f] = 0.0 if model == MODEL_RANDOM else -math.inf
+                b_acc_now[f], b_acc_took[f] = 0.0, 0.0
+        if finished:  # return the state's value
+            if f == 0:
+                if root_card < 0:
+                    memo[_key_tuple(b_key[0])] = (f_best[0], aux)
+                result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
+                if nash:
+                    result[1] = aux
+                return
+            memo[_key_tuple(b_key[f])] = (f_best[f], aux)
+            rv = f_best[f] + f_add[f]
+            rn, rt = aux + f_add_now[f], f_add_took[f]
+            have_ret = True
+            top -= 1
+            continue
         # the next joint action: player 1's card and one opponent set, sorted
         b_turn[f, 0], b_tags[f, 0] = b_hand[f, b_h[f]], OWNER_P1
         for j in range(known_count):

@@ -42,7 +42,9 @@ class NashResult:
     p2_cows: float
     states: int
     matrix_games: int            # solved by the simplex
-    saddle_points: int           # decided by a pure saddle point
+    saddle_points: int           # decided by a pure saddle point (all cells built)
+    best_reply_saddles: int      # decided by best replies, most cells never built
+    cells_skipped: int
     nodes: int
     seconds: float
     matrix: np.ndarray           # the root's cell values [p1 card, p2 card]
@@ -123,7 +125,9 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
                       tuple(map(float, y)), tuple(map(float, values @ y)),
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
                       int(stats[exact.STATES]), int(stats[exact.MATRIX_GAMES]),
-                      int(stats[exact.SADDLES]), int(stats[exact.RESOLVED]), seconds, values)
+                      int(stats[exact.SADDLES]), int(stats[exact.BEST_REPLY_SADDLES]),
+                      int(stats[exact.CELLS_SKIPPED]), int(stats[exact.RESOLVED]), seconds,
+                      values)
 
 
 def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**12):
@@ -140,6 +144,7 @@ def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: in
     extra = {"game_value": r.value, "p1_expected_cows": r.p1_cows,
              "p2_expected_cows": r.p2_cows, "states": r.states,
              "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
+             "best_reply_saddles": r.best_reply_saddles, "cells_skipped": r.cells_skipped,
              "exploitability": r.exploitability,
              "p2_strategy": [{"card": c, "value": v, "frequency": f}
                              for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)]}
