@@ -312,7 +312,8 @@ cli.add_command(analyse, name="analyze")
 @click.option("--best-only", is_flag=True, help="Only player 1's optimal cards and row choices.")
 @click.option("--merge", is_flag=True, help="Join transpositions: a DAG keyed by state.")
 @click.option("--max-nodes", type=click.IntRange(1, 10**8), default=20_000, show_default=True,
-              help="Refuse a larger tree (the message says how many nodes it would have).")
+              help="Refuse a larger tree; the message says how many nodes it would have (or, "
+                   "past 100 times this, that it has more).")
 def tree(position: Position, output: str | None, fmt: str, opponents: str, depth: int | None,
          min_probability: float, best_only: bool, merge: bool, max_nodes: int) -> None:
     """Export the decision tree behind an analysis (networkx graph).

@@ -268,8 +268,9 @@ def build_tree(position: Position, opponents: str = "random", depth: int | None 
     try:
         _state(counter, position, 0, 0.0, None, {}, (0,) * position.players)
     except _TooBig:
-        raise NimmtError(f"this tree has more than {100 * max_nodes:,} nodes; use --depth, "
-                         "--best-only or --min-probability, or raise --max-nodes") from None
+        raise NimmtError(f"this tree has more than {100 * max_nodes:,} nodes (counting stopped "
+                         "there); use --depth, --best-only, --min-probability or --merge, or "
+                         "raise --max-nodes") from None
     if counter.count > max_nodes:
         raise NimmtError(f"this tree would have {counter.count:,} nodes, over --max-nodes "
                          f"{max_nodes:,}; use --depth, --best-only, --min-probability or "
