@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import os
 import statistics
 import subprocess

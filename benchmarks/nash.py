@@ -69,7 +69,7 @@ def main() -> None:
     g = math.exp(statistics.mean(math.log(x) for x in growth))
     top = ks[-1]
     full = medians[top] * g ** (10 - top)
-    print(f"\nGrowth of distinct states per extra card: "
+    print("\nGrowth of distinct states per extra card: "
           + ", ".join(f"{a}->{b}: {x:.1f}x" for a, b, x in zip(ks, ks[1:], growth))
           + f" (geometric mean {g:.1f}x)")
     print(f"A full 10-card solve: about {full:.1e} states, {full * 300 / 2**30:,.0f} GiB at "

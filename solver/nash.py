@@ -93,7 +93,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
     ...                    "gone=1,2,4,5,6,8,9,10,11")
     >>> r = solve_nash(p)
     >>> round(r.value, 6), r.exploitability < 1e-9
-    (-1.0, True)
+    (0.0, True)
     """
     check_nash_position(position)
     states = estimate_states(position)

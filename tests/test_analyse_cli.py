@@ -7,9 +7,8 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 
-import cli
+from cli_checks import assert_ok, assert_one_line_error, invoke
 from solver.analysis import analyse
 from solver.exact import estimate_nodes
 from solver.position import EXAMPLES, format_position, parse_position
@@ -17,33 +16,6 @@ from solver.position import EXAMPLES, format_position, parse_position
 EXACT_EXAMPLES = ["example", "example-3p", "example-pro", "example-logic"]
 MODELS = ["random", "worst"]
 TOL = 1e-9
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
-
-
-def invoke(runner, *args):
-    return runner.invoke(cli.cli, list(args))
-
-
-def assert_ok(result):
-    assert result.exit_code == 0, (result.output, result.exception)
-    assert "Traceback" not in result.output
-    assert result.stderr == ""
-
-
-def assert_one_line_error(result):
-    assert result.exit_code == 2, (result.output, result.exception)
-    assert isinstance(result.exception, SystemExit), result.exception  # not an uncaught error
-    assert "Traceback" not in result.output and "Traceback" not in result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("nimmt: error:"), lines[0]
-    assert len(lines[0]) > len("nimmt: error: ")
-    assert result.stdout == ""
-    return lines[0]
 
 
 def run_json(runner, *args):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 import cli
+from cli_checks import assert_ok, assert_one_line_error, invoke
 from solver.position import format_position, parse_position
 
 BASE = "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
@@ -24,48 +24,6 @@ SHOW_CASES = {
         "variant=standard players=4 placement=professional rows=1,19,39,42/16,18,24,50,65/"
         "97,99,101/35,44,56,98 hand=17,23,38,46,75,88,92",
 }
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
-
-
-def invoke(runner, *args):
-    return runner.invoke(cli.cli, list(args))
-
-
-def assert_ok(result):
-    assert result.exit_code == 0, (result.output, result.exception)
-    assert "Traceback" not in result.output
-    assert result.stderr == ""
-
-
-def assert_one_line_error(result):
-    assert result.exit_code == 2, (result.output, result.exception)
-    assert isinstance(result.exception, SystemExit)  # not an uncaught exception
-    assert "Traceback" not in result.output and "Traceback" not in result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("nimmt: error:"), lines[0]
-    assert len(lines[0]) > len("nimmt: error: ")  # says something
-    assert result.stdout == ""
-
-
-# ---------------------------------------------------------------- help
-
-def test_group_help(runner):
-    result = invoke(runner, "--help")
-    assert_ok(result)
-    # the group's help carries an example invocation (as "for example ... nimmt show ...")
-    assert "example" in result.stdout.lower()
-    assert 'nimmt show "players=' in result.stdout
-    for name in cli.cli.commands:
-        assert name in result.stdout
-
-
-def test_short_help_option(runner):
-    assert_ok(invoke(runner, "-h"))
 
 
 @pytest.mark.parametrize("name", sorted(cli.cli.commands))

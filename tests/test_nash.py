@@ -28,11 +28,10 @@ import re
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from scipy import sparse
 from scipy.optimize import linprog
 
-import cli
+from cli_checks import assert_ok, assert_one_line_error, invoke
 from solver import reference
 from solver.game import deal_position
 from solver.position import EXAMPLES, Position, format_position, parse_position
@@ -614,30 +613,6 @@ def test_analyse_nash_cards():
 
 # ---------------------------------------------------------------- 5. the command line
 
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
-
-
-def invoke(runner, *args):
-    return runner.invoke(cli.cli, [str(a) for a in args])
-
-
-def assert_ok(result):
-    assert result.exit_code == 0, (result.output, result.exception)
-    assert "Traceback" not in result.output
-    assert result.stderr == ""
-
-
-def one_line_error(result) -> str:
-    assert result.exit_code == 2, (result.output, result.exception)
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("nimmt: error:"), lines[0]
-    assert result.stdout == ""
-    return lines[0]
 
 
 def test_cli_table_has_frequency_column(runner):
@@ -714,7 +689,7 @@ def test_cli_refuses_over_the_memory_budget(runner):
     text = dealt_text.stdout.strip()
     position = parse_position(text)
     assert position.cards_left == 10 and position.variant == "tactical"
-    line = one_line_error(invoke(runner, "analyse", text, "--opponents", "nash"))
+    line = assert_one_line_error(invoke(runner, "analyse", text, "--opponents", "nash"))
     estimate = estimate_states(position)
     assert estimate * BYTES_PER_STATE > 8 * 2**30
     fit = largest_fitting_k(position, 8 * 2**30)
@@ -726,7 +701,7 @@ def test_cli_refuses_over_the_memory_budget(runner):
 def test_cli_small_memory_refuses_k8(runner):
     position = dealt("tactical", "normal", 8, 4)
     text = format_position(position)
-    line = one_line_error(invoke(runner, "analyse", text, "--opponents", "nash",
+    line = assert_one_line_error(invoke(runner, "analyse", text, "--opponents", "nash",
                                  "--memory", "1M"))
     fit = largest_fitting_k(position, 2**20)
     assert fit < 8
@@ -744,13 +719,13 @@ def test_cli_memory_that_fits_solves(runner):
 
 
 def test_cli_nash_three_players(runner):
-    line = one_line_error(invoke(runner, "analyse", "example-3p", "--opponents", "nash"))
+    line = assert_one_line_error(invoke(runner, "analyse", "example-3p", "--opponents", "nash"))
     assert "2" in line or "two" in line
 
 
 @pytest.mark.parametrize("memory", ["lots", "0", "-1G", "1K", "", "G", "0.5M", "nan", "inf",
                                     "1e400"])
 def test_cli_bad_memory(runner, memory):
-    line = one_line_error(invoke(runner, "analyse", "example", "--opponents", "nash",
+    line = assert_one_line_error(invoke(runner, "analyse", "example", "--opponents", "nash",
                                  "--memory", memory))
     assert "memory" in line.lower() or repr(memory) in line or memory in line, line

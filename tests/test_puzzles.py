@@ -21,9 +21,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-import cli
+from cli_checks import assert_ok, assert_one_line_error, invoke
 from puzzles import files, render
 from puzzles.core import (DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate)
 from solver.analysis import analyse
@@ -67,29 +66,6 @@ def puzzles_for(settings: Settings, count: int = COUNT) -> list[dict]:
 def as_set(puzzles: list[dict], command: str = "nimmt puzzles generate --seed 1") -> dict:
     return {"format": files.FORMAT, "version": files.VERSION, "command": command,
             "puzzles": puzzles}
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
-
-
-def invoke(runner, *args, input=None):
-    return runner.invoke(cli.cli, [str(a) for a in args], input=input)
-
-
-def assert_ok(result):
-    assert result.exit_code == 0, (result.output, result.stderr, result.exception)
-    assert "Traceback" not in result.output
-
-
-def assert_one_line_error(result):
-    assert result.exit_code == 2, (result.output, result.stderr, result.exception)
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("nimmt: error:") and len(lines[0]) > len("nimmt: error: ")
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,9 @@ from collections import Counter
 
 import networkx as nx
 import pytest
-from click.testing import CliRunner
 
-import cli
+from cli_checks import assert_ok, assert_one_line_error
+from cli_checks import invoke as run
 from solver import reference
 from solver.analysis import analyse
 from solver.game import deal_position
@@ -709,30 +709,8 @@ def test_text_view():
 
 # ---------------------------------------------------------------- command line
 
-@pytest.fixture
-def runner():
-    return CliRunner()
-
-
 def invoke(runner, *args):
-    return runner.invoke(cli.cli, ["tree", *map(str, args)])
-
-
-def assert_ok(result):
-    assert result.exit_code == 0, (result.output, result.exception)
-    assert "Traceback" not in result.output
-    assert result.stderr == ""
-
-
-def assert_one_line_error(result):
-    assert result.exit_code == 2, (result.output, result.exception)
-    assert isinstance(result.exception, SystemExit)  # not an uncaught exception
-    assert "Traceback" not in result.output and "Traceback" not in result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("nimmt: error:"), lines[0]
-    assert result.stdout == ""
-    return lines[0]
+    return run(runner, "tree", *args)
 
 
 def test_cli_writes_graphml(runner, tmp_path):
