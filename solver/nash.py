@@ -24,7 +24,7 @@ BYTES_PER_STATE = 300   # measured peak: typed-dict memo, 14-word keys (benchmar
 DEFAULT_MEMORY = 8 * 2**30
 # Distinct states grow about tenfold per card in hand (measured k = 4..8, benchmarks/nash.py);
 # the estimate is set at or above every count measured.
-STATES_AT_4, GROWTH_PER_CARD = 2000, 10.0
+STATES_AT_4, GROWTH_PER_CARD = 2700, 10.0
 
 
 @dataclass(frozen=True)
