@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from . import engine
 from .rules import (HAND_SIZE, MAX_PLAYERS, ROW_COUNT, ROW_LIMIT, NimmtError, check_placement,
                     check_players, check_variant, deck_size)
+
+if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
+    from .engine import TurnOutcome
 
 # Built-in positions, usable wherever a POSITION is asked for (dealt by `nimmt deal`).
 EXAMPLES = {
@@ -174,7 +176,7 @@ class Position:
 
     # ---- turns
     def apply_turn(self, cards: Sequence[int], take_rows: Sequence[int] | None = None,
-                   tie_sides: Sequence[int] | None = None) -> tuple["Position", engine.TurnOutcome]:
+                   tie_sides: Sequence[int] | None = None) -> tuple["Position", "TurnOutcome"]:
         """Play ``cards[p]`` for every player p (0 = player 1); returns the new position
         and what happened. Row choices default to the rule-following choice.
 
@@ -194,7 +196,9 @@ class Position:
                 who = "player 1" if i == 0 else f"player {i + 1}"
                 raise NimmtError(f"{who} cannot play {card}: not in its hand"
                                  + ("" if self.hands[i] is not None else " nor in the pool"))
-        outcome = engine.resolve_turn(self.rows, cards, self.professional, take_rows, tie_sides)
+        from .engine import resolve_turn
+
+        outcome = resolve_turn(self.rows, cards, self.professional, take_rows, tie_sides)
         on_table = {c for r in outcome.rows for c in r}
         taken = [c for c in [*(c for r in self.rows for c in r), *cards] if c not in on_table]
         hands = tuple(None if h is None else tuple(c for c in h if c != cards[i])
