@@ -671,9 +671,13 @@ def solve_exact(position: Position, model: str = "random",
         raise NimmtError("use solver.nash for the nash model")
     stats = np.zeros(STAT_SLOTS, np.int64)
     results = np.zeros((position.cards_left, 3))
+    cards = np.asarray(position.hand, np.int64)
+    args = (table, owner, position.deck_size, known, hidden, position.professional,
+            MODELS[model], cards)
+    if not _solve_cards.signatures:  # compile or load first: reported times are the search's
+        _solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
     start = time.perf_counter()
-    _solve_cards(table, owner, position.deck_size, known, hidden, position.professional,
-                 MODELS[model], np.asarray(position.hand, np.int64), stats, max_nodes, results)
+    _solve_cards(*args, stats, max_nodes, results)
     if stats[ABORTED]:
         raise BudgetExceeded(f"exact search passed its budget of {max_nodes:,} nodes; raise "
                              "--max-nodes or use --method montecarlo")

@@ -212,6 +212,10 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     hand = position.hand
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
     done = 0
+    if not _montecarlo_batch.signatures:  # compile or load first: times are the sampling's
+        _montecarlo_batch(table, owner, position.deck_size, known, hidden, position.professional,
+                          np.asarray(hand, np.int64), 0, 0, depth, seed, stats.copy(),
+                          np.zeros((len(hand), 0)), np.zeros((len(hand), 0)))
     start = time.perf_counter()
     complete = True
     try:

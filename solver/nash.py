@@ -111,6 +111,10 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
     k = position.cards_left
     values = np.zeros((k, k))
     aux = np.zeros((k, k))
+    if not exact._solve_nash.signatures:  # compile or load first: times are the search's
+        exact._solve_nash(table, owner, position.deck_size, position.professional,
+                          np.zeros(exact.STAT_SLOTS, np.int64), 0, result.copy(), values.copy(),
+                          aux.copy())
     start = time.perf_counter()
     exact._solve_nash(table, owner, position.deck_size, position.professional, stats, max_nodes,
                       result, values, aux)
