@@ -28,22 +28,15 @@ from .engine import (_COWS, COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH,
 from .position import Position
 from .rules import NimmtError, ROW_COUNT
 
-MODEL_RANDOM, MODEL_WORST, MODEL_NASH = 0, 1, 2
-MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST, "nash": MODEL_NASH}
+MODEL_RANDOM, MODEL_WORST = 0, 1
+MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
 OWNER_GONE, OWNER_P1, OWNER_POOL = 0, 1, 15
 KEY_WORDS = 14
 KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
-# memo value: (state value, aux); aux is player 1's expected cows under the equilibrium
-# pair (nash) and 0 for the other models
-VALUE_TYPE = types.UniTuple(types.float64, 2)
+VALUE_TYPE = types.float64
 # stats[] slots
-RESOLVED, STATES, HITS, PRUNED, ABORTED, MATRIX_GAMES, SADDLES, BEST_REPLY_SADDLES, \
-    CELLS_SKIPPED = range(9)
-STAT_SLOTS = 9
-# nash: the order in which a state's cells are built (see _nash_next)
-PHASE_ROW, PHASE_COLUMN, PHASE_FULL = 0, 1, 2
-NASH_SADDLE, NASH_FULL = -1, -2
-MAX_ALTERNATIONS = 3
+RESOLVED, STATES, HITS, PRUNED, ABORTED = range(5)
+STAT_SLOTS = 5
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
@@ -123,134 +116,8 @@ def _binomial(n, k):
 
 
 @jit
-def _matrix_game(payoff, m, n, x, y, tableau):
-    """Value of the zero-sum game payoff[:m, :n] whose row player minimises; optimal
-    mixed strategies into x[:m] (rows) and y[:n] (columns). Returns (value, pure).
-
-    A pure saddle point is taken directly. Otherwise the column player's LP
-    max 1.w s.t. A'w <= 1, w >= 0 (A' = shift - payoff > 0, the row player maximising
-    A') is solved by a dense simplex with Bland's rule (no cycling); the row player's
-    strategy comes from the final tableau's dual values.
-    """
-    best_row, upper = 0, math.inf      # the row player's pure minimax
-    for a in range(m):
-        worst = -math.inf
-        for b in range(n):
-            worst = max(worst, payoff[a, b])
-        if worst < upper:
-            best_row, upper = a, worst
-    best_col, lower = 0, -math.inf     # the column player's pure maximin
-    for b in range(n):
-        least = math.inf
-        for a in range(m):
-            least = min(least, payoff[a, b])
-        if least > lower:
-            best_col, lower = b, least
-    x[:m] = 0.0
-    y[:n] = 0.0
-    if upper - lower <= 1e-12:
-        x[best_row] = 1.0
-        y[best_col] = 1.0
-        return upper, True
-    top = -math.inf
-    for a in range(m):
-        for b in range(n):
-            top = max(top, payoff[a, b])
-    shift = top + 1.0  # A' = shift - payoff >= 1
-    cols = n + m + 1
-    t = tableau[:m + 1, :cols]
-    t[:, :] = 0.0
-    basis = np.empty(m, np.int64)
-    for a in range(m):
-        for b in range(n):
-            t[a, b] = shift - payoff[a, b]
-        t[a, n + a] = 1.0
-        t[a, cols - 1] = 1.0
-        basis[a] = n + a
-    for b in range(n):
-        t[m, b] = -1.0
-    eps = 1e-12
-    while True:
-        enter = -1
-        for j in range(cols - 1):  # Bland: the lowest index that improves
-            if t[m, j] < -eps:
-                enter = j
-                break
-        if enter < 0:
-            break
-        leave, ratio = -1, math.inf
-        for a in range(m):
-            if t[a, enter] > eps:
-                r = t[a, cols - 1] / t[a, enter]
-                if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
-                    leave, ratio = a, r
-        pivot = t[leave, enter]
-        for j in range(cols):
-            t[leave, j] /= pivot
-        for a in range(m + 1):
-            if a != leave and t[a, enter] != 0.0:
-                factor = t[a, enter]
-                for j in range(cols):
-                    t[a, j] -= factor * t[leave, j]
-        basis[leave] = enter
-    total = t[m, cols - 1]  # = 1 / value(A')
-    for a in range(m):
-        if basis[a] < n:
-            y[basis[a]] = t[a, cols - 1] / total
-    for a in range(m):
-        x[a] = t[m, n + a] / total
-    return shift - 1.0 / total, False
-
-
-@jit
-def _nash_next(values, done, k, kk, sched):
-    """The next cell (a * 16 + b) of a nash state to build, or NASH_SADDLE / NASH_FULL.
-
-    Best replies first: build row r (player 1's card) and take player 2's best reply c;
-    build column c; if (r, c) is the column's minimum it is a pure saddle point and the
-    other cells are never built. Otherwise move to the column's best row and try again,
-    at most MAX_ALTERNATIONS times, then build every cell (NASH_FULL: solve the matrix).
-    ``sched`` = (phase, r, c, alternations).
-    """
-    while True:
-        phase = sched[0]
-        if phase == PHASE_FULL:
-            for a in range(k):
-                for b in range(kk):
-                    if not done[a, b]:
-                        return a * 16 + b
-            return NASH_FULL
-        r = sched[1]
-        if phase == PHASE_ROW:
-            for b in range(kk):
-                if not done[r, b]:
-                    return r * 16 + b
-            c = 0
-            for b in range(1, kk):
-                if values[r, b] > values[r, c]:
-                    c = b
-            sched[0], sched[2] = PHASE_COLUMN, c
-            continue
-        c = sched[2]
-        for a in range(k):
-            if not done[a, c]:
-                return a * 16 + c
-        best = r
-        for a in range(k):
-            if values[a, c] < values[best, c]:
-                best = a
-        if values[best, c] >= values[r, c] - 1e-12:
-            return NASH_SADDLE
-        sched[3] += 1
-        if sched[3] >= MAX_ALTERNATIONS:
-            sched[0] = PHASE_FULL
-        else:
-            sched[0], sched[1] = PHASE_ROW, best
-
-
-@jit
 def _search(table0, owner, deck_size, known_count, hidden_count, professional, model,
-            root_card, memo, stats, max_resolved, result, root_value, root_aux):
+            root_card, memo, stats, max_resolved, result):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
     An explicit stack (numba cannot cache recursive functions). BOUNDARY frames
@@ -259,15 +126,12 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     places the turn's forced cards. A frame's ``add`` fields are player 1's cows
     taken by forced placements on the way to it, added when it returns.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
-    Model nash (2 players, known hands): values are player 1's minus player 2's cows,
-    each state is the matrix game of its cells; result[1] is player 1's expected cows
-    under the equilibrium pair, and the root's matrices go to root_value / root_aux.
     """
     width = known_count + hidden_count + 1
     f_type = np.zeros(MAX_FRAMES, np.int64)
     f_fresh = np.zeros(MAX_FRAMES, np.int64)
     f_table = np.zeros((MAX_FRAMES, ROW_COUNT, 4), np.int64)
-    f_add = np.zeros(MAX_FRAMES)        # value taken on the way in (nash: p1 - p2 cows)
+    f_add = np.zeros(MAX_FRAMES)        # value taken on the way in
     f_add_now = np.zeros(MAX_FRAMES)    # player 1's cows taken on the way in
     f_add_took = np.zeros(MAX_FRAMES)
     f_best = np.zeros(MAX_FRAMES)
@@ -298,15 +162,6 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
     work = np.zeros((ROW_COUNT, 4), np.int64)
     words = np.zeros(KEY_WORDS, np.int64)
-    nash = model == MODEL_NASH
-    cells = 10 if nash else 1
-    n_value = np.zeros((MAX_FRAMES if nash else 1, cells, cells))  # nash: cell values
-    n_aux = np.zeros((MAX_FRAMES if nash else 1, cells, cells))    # and player 1's cows
-    n_done = np.zeros((MAX_FRAMES if nash else 1, cells, cells), np.bool_)
-    n_sched = np.zeros((MAX_FRAMES if nash else 1, 4), np.int64)
-    n_x = np.zeros(10)
-    n_y = np.zeros(10)
-    n_tableau = np.zeros((11, 21))
 
     top = 0
     f_type[0] = BOUNDARY
@@ -340,8 +195,6 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
                     d_pend += cows
                     d_now += cows
                     d_took = 1.0 if cows > 0 else 0.0
-                elif nash:
-                    d_pend -= cows
                 i += 1
             if pushed:
                 continue
@@ -353,7 +206,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             if key in memo:
                 stats[HITS] += 1
                 stored = memo[key]
-                rv, rn, rt, have_ret = stored[0] + d_pend, stored[1] + d_now, d_took, True
+                rv, rn, rt, have_ret = stored + d_pend, d_now, d_took, True
                 continue
             top += 1
             f_type[top] = BOUNDARY
@@ -387,13 +240,13 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             cows = _place_card(work, card, professional, take_row, tie_side)[2]
             d_i, d_tf = c_i[f] + 1, c_turn_frame[f]
             d_now = float(cows) if c_mine[f] else 0.0
-            d_pend = d_now if c_mine[f] else (-float(cows) if nash else 0.0)
+            d_pend = d_now
             d_took = (1.0 if cows > 0 else 0.0) if c_mine[f] else 0.0
             descending = True
             continue
 
         # ---- BOUNDARY frame
-        next_card, finished, aux = False, False, 0.0
+        next_card, finished = False, False
         if f_fresh[f]:
             f_fresh[f] = 0
             stats[STATES] += 1
@@ -406,80 +259,45 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             b_set_count[f] = product * _binomial(b_pool_count[f], hidden_count)
             b_h[f] = -1
             f_best[f], f_best_now[f], f_best_took[f] = math.inf, 0.0, 0.0
-            if nash:  # the root builds its whole matrix: its strategies are reported
-                n_done[f] = False
-                n_sched[f, 0] = PHASE_FULL if f == 0 else PHASE_ROW
-                n_sched[f, 1:] = 0
-                cell = _nash_next(n_value[f], n_done[f], b_k[f], b_set_count[f], n_sched[f])
-                b_h[f], b_set[f], b_digits[f, 0] = cell // 16, cell % 16, cell % 16
-            else:
-                next_card = True
+            next_card = True
         elif have_ret:
             have_ret = False
             for a in range(width):
                 owner[b_turn[f, a]] = b_tags[f, a]
-            if nash:
-                k, kk = b_k[f], b_set_count[f]
-                n_value[f, b_h[f], b_set[f]] = rv
-                n_aux[f, b_h[f], b_set[f]] = rn
-                n_done[f, b_h[f], b_set[f]] = True
-                cell = _nash_next(n_value[f], n_done[f], k, kk, n_sched[f])
-                if cell == NASH_SADDLE:  # decided by best replies: skip the other cells
-                    r, c = n_sched[f, 1], n_sched[f, 2]
-                    f_best[f], aux = n_value[f, r, c], n_aux[f, r, c]
-                    stats[BEST_REPLY_SADDLES] += 1
-                    for a in range(k):
-                        for b in range(kk):
-                            stats[CELLS_SKIPPED] += not n_done[f, a, b]
-                    finished = True
-                elif cell == NASH_FULL:  # the matrix game of this state
-                    value, pure = _matrix_game(n_value[f], k, kk, n_x, n_y, n_tableau)
-                    stats[SADDLES if pure else MATRIX_GAMES] += 1
-                    for a in range(k):
-                        for b in range(kk):
-                            aux += n_x[a] * n_y[b] * n_aux[f, a, b]
-                    f_best[f] = value
-                    if f == 0:
-                        root_value[:k, :kk] = n_value[0, :k, :kk]
-                        root_aux[:k, :kk] = n_aux[0, :k, :kk]
-                    finished = True
-                else:
-                    b_h[f], b_set[f], b_digits[f, 0] = cell // 16, cell % 16, cell % 16
-            else:
+            if model == MODEL_RANDOM:
+                b_acc[f] += rv
+                b_acc_now[f] += rn
+                b_acc_took[f] += rt
+            elif rv > b_acc[f]:
+                b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
+            b_set[f] += 1
+            pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
+            if pruned and b_set[f] < b_set_count[f]:
+                stats[PRUNED] += 1
+            if pruned or b_set[f] == b_set_count[f]:
+                value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
                 if model == MODEL_RANDOM:
-                    b_acc[f] += rv
-                    b_acc_now[f] += rn
-                    b_acc_took[f] += rt
-                elif rv > b_acc[f]:
-                    b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
-                b_set[f] += 1
-                pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
-                if pruned and b_set[f] < b_set_count[f]:
-                    stats[PRUNED] += 1
-                if pruned or b_set[f] == b_set_count[f]:
-                    value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
-                    if model == MODEL_RANDOM:
-                        n = b_set_count[f]
-                        value, now, took = value / n, now / n, took / n
-                    if value < f_best[f]:
-                        f_best[f], f_best_now[f], f_best_took[f] = value, now, took
-                    next_card = True
-                else:  # next opponent set: hidden combination first, then known hands
-                    i = hidden_count - 1
-                    while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
-                        i -= 1
-                    if i >= 0:
-                        b_pick[f, i] += 1
-                        for t in range(i + 1, hidden_count):
-                            b_pick[f, t] = b_pick[f, t - 1] + 1
-                    else:
-                        for t in range(hidden_count):
-                            b_pick[f, t] = t
-                        for j in range(known_count):
-                            b_digits[f, j] += 1
-                            if b_digits[f, j] < b_sizes[f, j]:
-                                break
-                            b_digits[f, j] = 0
+                    n = b_set_count[f]
+                    value, now, took = value / n, now / n, took / n
+                if value < f_best[f]:
+                    f_best[f], f_best_now[f], f_best_took[f] = value, now, took
+                next_card = True
+            else:  # next opponent set: hidden combination first, then known hands
+                i = hidden_count - 1
+                while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
+                    i -= 1
+                if i >= 0:
+                    b_pick[f, i] += 1
+                    for t in range(i + 1, hidden_count):
+                        b_pick[f, t] = b_pick[f, t - 1] + 1
+                else:
+                    for t in range(hidden_count):
+                        b_pick[f, t] = t
+                    for j in range(known_count):
+                        b_digits[f, j] += 1
+                        if b_digits[f, j] < b_sizes[f, j]:
+                            break
+                        b_digits[f, j] = 0
         if next_card:
             h = b_h[f] + 1
             while h < b_k[f] and f == 0 and root_card >= 0 and b_hand[f, h] != root_card:
@@ -498,14 +316,12 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
         if finished:  # return the state's value
             if f == 0:
                 if root_card < 0:
-                    memo[_key_tuple(b_key[0])] = (f_best[0], aux)
+                    memo[_key_tuple(b_key[0])] = f_best[0]
                 result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
-                if nash:
-                    result[1] = aux
                 return
-            memo[_key_tuple(b_key[f])] = (f_best[f], aux)
+            memo[_key_tuple(b_key[f])] = f_best[f]
             rv = f_best[f] + f_add[f]
-            rn, rt = aux + f_add_now[f], f_add_took[f]
+            rn, rt = f_add_now[f], f_add_took[f]
             have_ret = True
             top -= 1
             continue
@@ -544,10 +360,9 @@ def _state_value(table, owner, deck_size, known_count, hidden_count, professiona
     key = _key_tuple(words)
     if key in memo:
         stats[HITS] += 1
-        return memo[key][0]
-    no_matrix = np.zeros((1, 1))
+        return memo[key]
     _search(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
-            stats, max_resolved, result, no_matrix, no_matrix)
+            stats, max_resolved, result)
     return result[0]
 
 
@@ -557,23 +372,13 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
     """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here
     (a typed dict made from Python costs seconds of compilation at every start)."""
     memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
-    no_matrix = np.zeros((1, 1))
     result = np.zeros(3)
     for i in range(cards.shape[0]):
         _search(table, owner, deck_size, known_count, hidden_count, professional, model,
-                cards[i], memo, stats, max_resolved, result, no_matrix, no_matrix)
+                cards[i], memo, stats, max_resolved, result)
         if stats[ABORTED]:
             return
         results[i, :] = result
-
-
-@jit
-def _solve_nash(table, owner, deck_size, professional, stats, max_resolved, result,
-                root_value, root_aux):
-    """The equilibrium search from the root (2 players, player 2's hand known)."""
-    memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
-    _search(table, owner, deck_size, 1, 0, professional, MODEL_NASH, -1, memo, stats,
-            max_resolved, result, root_value, root_aux)
 
 
 # ---------------------------------------------------------------- Python API
@@ -667,8 +472,6 @@ def solve_exact(position: Position, model: str = "random",
         raise NimmtError(f"unknown model {model!r} for exact search; use random or worst")
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
-    if model == "nash":
-        raise NimmtError("use solver.nash for the nash model")
     stats = np.zeros(STAT_SLOTS, np.int64)
     results = np.zeros((position.cards_left, 3))
     cards = np.asarray(position.hand, np.int64)

@@ -16,15 +16,508 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import exact
-from .engine import row_table
+from .engine import (COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end,
+                     _place_card, jit, row_table)
 from .position import Position
-from .rules import NimmtError
+from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
 
 BYTES_PER_STATE = 300   # measured peak: typed-dict memo, 14-word keys (benchmarks/nash.py)
 DEFAULT_MEMORY = 8 * 2**30
+MEMO_FROM = 2   # states with fewer cards each are solved again rather than stored (measured)
 # Distinct states grow about tenfold per card in hand (measured k = 4..8, benchmarks/nash.py);
 # the estimate is set at or above every count measured.
 STATES_AT_4, GROWTH_PER_CARD = 2700, 10.0
+
+
+# ---------------------------------------------------------------- kernels
+# Hot helpers take whole frame arrays and an index (f, leaf) rather than views: a view
+# passed to a kernel costs two atomic reference-count updates, measured as a sixth of
+# the search's time.
+
+MAX_ALTERNATIONS = 3          # best-reply rounds before a state builds every cell
+PHASE_ROW, PHASE_COLUMN, PHASE_FULL = 0, 1, 2
+NASH_SADDLE, NASH_FULL = -1, -2
+# A state's key, normal placement (KEY_NORMAL words): rows by last card, each as (rank
+# of its last card among the cards in the hands, length, cows), the number of cards in
+# the hands, then each card in the hands, ascending, as (owner, cow code). Professional
+# (KEY_PRO words): each row's actual first and last cards, length and cows, then each
+# card in the hands as (card, owner).
+KEY_NORMAL, KEY_PRO = 3, 5
+EMPTY = -1                    # keys[slot, 0] of a free slot (no packed word 0 is -1)
+MAX_LOAD = 0.75               # the table doubles past this load, if --memory allows
+SLOT_BYTES = {False: 8 * KEY_NORMAL + 16, True: 8 * KEY_PRO + 16}  # key + (value, cows)
+_COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS], np.int64)
+# stats[] slots
+(N_STATES, N_HITS, N_CELLS, N_SKIPPED, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_CAPACITY,
+ N_STORED) = range(10)
+N_SLOTS = 10
+ABORT_NODES, ABORT_MEMORY = 1, 2
+P1_OWNER, P2_OWNER = 1, 2
+LEAVES = ROW_COUNT * ROW_COUNT  # a cell's outcomes: both cards' row choices
+
+
+@jit
+def _matrix_game(payoff, m, n, x, y, tableau):
+    """Value of the zero-sum game payoff[:m, :n] whose row player minimises; optimal
+    mixed strategies into x[:m] (rows) and y[:n] (columns). Returns (value, pure).
+
+    A pure saddle point is taken directly. Otherwise the column player's LP
+    max 1.w s.t. A'w <= 1, w >= 0 (A' = shift - payoff > 0, the row player maximising
+    A') is solved by a dense simplex with Bland's rule (no cycling); the row player's
+    strategy comes from the final tableau's dual values.
+    """
+    best_row, upper = 0, math.inf      # the row player's pure minimax
+    for a in range(m):
+        worst = -math.inf
+        for b in range(n):
+            worst = max(worst, payoff[a, b])
+        if worst < upper:
+            best_row, upper = a, worst
+    best_col, lower = 0, -math.inf     # the column player's pure maximin
+    for b in range(n):
+        least = math.inf
+        for a in range(m):
+            least = min(least, payoff[a, b])
+        if least > lower:
+            best_col, lower = b, least
+    x[:m] = 0.0
+    y[:n] = 0.0
+    if upper - lower <= 1e-12:
+        x[best_row] = 1.0
+        y[best_col] = 1.0
+        return upper, True
+    top = -math.inf
+    for a in range(m):
+        for b in range(n):
+            top = max(top, payoff[a, b])
+    shift = top + 1.0  # A' = shift - payoff >= 1
+    cols = n + m + 1
+    t = tableau[:m + 1, :cols]
+    t[:, :] = 0.0
+    basis = np.empty(m, np.int64)
+    for a in range(m):
+        for b in range(n):
+            t[a, b] = shift - payoff[a, b]
+        t[a, n + a] = 1.0
+        t[a, cols - 1] = 1.0
+        basis[a] = n + a
+    for b in range(n):
+        t[m, b] = -1.0
+    eps = 1e-12
+    while True:
+        enter = -1
+        for j in range(cols - 1):  # Bland: the lowest index that improves
+            if t[m, j] < -eps:
+                enter = j
+                break
+        if enter < 0:
+            break
+        leave, ratio = -1, math.inf
+        for a in range(m):
+            if t[a, enter] > eps:
+                r = t[a, cols - 1] / t[a, enter]
+                if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
+                    leave, ratio = a, r
+        pivot = t[leave, enter]
+        for j in range(cols):
+            t[leave, j] /= pivot
+        for a in range(m + 1):
+            if a != leave and t[a, enter] != 0.0:
+                factor = t[a, enter]
+                for j in range(cols):
+                    t[a, j] -= factor * t[leave, j]
+        basis[leave] = enter
+    total = t[m, cols - 1]  # = 1 / value(A')
+    for a in range(m):
+        if basis[a] < n:
+            y[basis[a]] = t[a, cols - 1] / total
+    for a in range(m):
+        x[a] = t[m, n + a] / total
+    return shift - 1.0 / total, False
+
+
+
+@jit
+def _nash_next(values, done, sched, f, k):
+    """The next cell (a * 16 + b) of state f to build, or NASH_SADDLE / NASH_FULL.
+
+    Best replies first: build row r (player 1's card) and take player 2's best reply c;
+    build column c; if (r, c) is the column's minimum it is a pure saddle point and the
+    other cells are never built. Otherwise move to the column's best row and try again,
+    at most MAX_ALTERNATIONS times, then build every cell (NASH_FULL: solve the matrix).
+    ``sched[f]`` = (phase, r, c, alternations).
+    """
+    while True:
+        phase = sched[f, 0]
+        if phase == PHASE_FULL:
+            for a in range(k):
+                for b in range(k):
+                    if not done[f, a, b]:
+                        return a * 16 + b
+            return NASH_FULL
+        r = sched[f, 1]
+        if phase == PHASE_ROW:
+            for b in range(k):
+                if not done[f, r, b]:
+                    return r * 16 + b
+            c = 0
+            for b in range(1, k):
+                if values[f, r, b] > values[f, r, c]:
+                    c = b
+            sched[f, 0], sched[f, 2] = PHASE_COLUMN, c
+            continue
+        c = sched[f, 2]
+        for a in range(k):
+            if not done[f, a, c]:
+                return a * 16 + c
+        best = r
+        for a in range(k):
+            if values[f, a, c] < values[f, best, c]:
+                best = a
+        if values[f, best, c] >= values[f, r, c] - 1e-12:
+            return NASH_SADDLE
+        sched[f, 3] += 1
+        if sched[f, 3] >= MAX_ALTERNATIONS:
+            sched[f, 0] = PHASE_FULL
+        else:
+            sched[f, 0], sched[f, 1] = PHASE_ROW, best
+
+
+@jit
+def _pack(tables, f, leaf, cards, owners, n, skip_a, skip_b, professional, key, order):
+    """The key of the state with rows ``tables[f, leaf]`` and hands ``cards[f, :n]``
+    (ascending, owners beside) minus the cards skip_a and skip_b, into ``key``.
+
+    Normal placement: card values matter only through their order and cows, so a row's
+    last card is kept as its rank among the cards in the hands; a row above every card
+    (dead) has rank n; and a row fewer cards can reach than it has room for never
+    takes a sixth card, so its length counts only down to that.
+    """
+    key[:] = 0
+    for r in range(ROW_COUNT):  # rows by last card (insertion sort)
+        j = r - 1
+        while j >= 0 and tables[f, leaf, order[j], LAST] > tables[f, leaf, r, LAST]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = r
+    if professional:
+        for i in range(ROW_COUNT):
+            r = order[i]
+            key[i // 2] |= (tables[f, leaf, r, FIRST] | (tables[f, leaf, r, LAST] << 7)
+                            | (tables[f, leaf, r, LENGTH] << 14)
+                            | (tables[f, leaf, r, COWS_COLUMN] << 17)) << (23 * (i % 2))
+        slot = 0
+        for i in range(n):
+            c = cards[f, i]
+            if c != skip_a and c != skip_b:
+                key[2 + slot // 8] |= (c | ((owners[f, i] - 1) << 7)) << (8 * (slot % 8))
+                slot += 1
+        return
+    count = 0
+    for i in range(n):
+        count += cards[f, i] != skip_a and cards[f, i] != skip_b
+    slot = 0
+    i_row = 0
+    for i in range(n):
+        c = cards[f, i]
+        if c == skip_a or c == skip_b:
+            continue
+        while i_row < ROW_COUNT and tables[f, leaf, order[i_row], LAST] < c:  # rows below c
+            r = order[i_row]
+            length = max(tables[f, leaf, r, LENGTH], ROW_LIMIT - (count - slot))
+            key[0] |= (slot | (length << 5) | (tables[f, leaf, r, COWS_COLUMN] << 8)) \
+                << (13 * i_row)
+            i_row += 1
+        key[1 + slot // 16] |= ((owners[f, i] - 1) | (_COW_CODE[c] << 1)) << (4 * (slot % 16))
+        slot += 1
+    while i_row < ROW_COUNT:  # dead rows
+        key[0] |= (slot | (tables[f, leaf, order[i_row], COWS_COLUMN] << 8)) << (13 * i_row)
+        i_row += 1
+    key[0] |= slot << 52
+
+
+@jit
+def _slot(keys, key):
+    """Where ``key`` is in the table (open addressing, linear probing), or the free
+    slot where it would go."""
+    width = keys.shape[1]
+    h = 0
+    for i in range(width):
+        h = (h ^ key[i]) * -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
+        h ^= h >> 29
+    mask = keys.shape[0] - 1
+    s = h & mask
+    while True:
+        if keys[s, 0] == EMPTY:
+            return s
+        same = True
+        for i in range(width):
+            if keys[s, i] != key[i]:
+                same = False
+                break
+        if same:
+            return s
+        s = (s + 1) & mask
+
+
+@jit
+def _grown(keys, values):
+    """The table at twice the size, every entry moved."""
+    new_keys = np.full((keys.shape[0] * 2, keys.shape[1]), EMPTY, np.int64)
+    new_values = np.empty((keys.shape[0] * 2, 2))
+    for s in range(keys.shape[0]):
+        if keys[s, 0] != EMPTY:
+            t = _slot(new_keys, keys[s])
+            new_keys[t] = keys[s]
+            new_values[t] = values[s]
+    return new_keys, new_values
+
+
+@jit
+def _expand(tables, f, a, b, professional, leaves, diff, cows, n2, scratch):
+    """The outcomes of one cell of state f (rows ``tables[f]``): player 1 plays a,
+    player 2 plays b, lower card first, each owner's row choices branching. Leaf
+    o1 * 4 + o2 (rows ``leaves[f, leaf]``): the lower card's option o1, then the higher
+    card's option o2 (n2[f, o1] of them); diff = player 1's minus player 2's cows taken,
+    cows = player 1's. Returns (the lower card's option count, its owner, the higher
+    card's owner)."""
+    lo, hi = (a, b) if a < b else (b, a)
+    lo_owner, hi_owner = (P1_OWNER, P2_OWNER) if a < b else (P2_OWNER, P1_OWNER)
+    kind = _find_end(tables[f], lo, professional)[0]
+    n1 = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
+    for o1 in range(n1):
+        scratch[:] = tables[f]
+        cows1 = _place_card(scratch, lo, professional, o1 if kind == END_TAKE else -1,
+                            o1 if kind == END_TIE else -1)[2]
+        kind2 = _find_end(scratch, hi, professional)[0]
+        m = ROW_COUNT if kind2 == END_TAKE else (2 if kind2 == END_TIE else 1)
+        n2[f, o1] = m
+        for o2 in range(m):
+            leaf = o1 * 4 + o2
+            for r in range(ROW_COUNT):
+                for col in range(4):
+                    leaves[f, leaf, r, col] = scratch[r, col]
+            cows2 = _place_card(leaves[f, leaf], hi, professional,
+                                o2 if kind2 == END_TAKE else -1,
+                                o2 if kind2 == END_TIE else -1)[2]
+            p1 = (cows1 if lo_owner == P1_OWNER else 0) + (cows2 if hi_owner == P1_OWNER else 0)
+            diff[f, leaf] = 2 * p1 - cows1 - cows2
+            cows[f, leaf] = p1
+    return n1, lo_owner, hi_owner
+
+
+@jit
+def _combine(n1, n2, f, lo_owner, hi_owner, value, aux):
+    """A cell's (value, player 1's cows) from its leaves' (``value[f]``, ``aux[f]``): each
+    row choice by its owner (player 1 lowest, player 2 highest; the first of equals)."""
+    best_v, best_a = 0.0, 0.0
+    for o1 in range(n1):
+        v, x = 0.0, 0.0
+        for o2 in range(n2[f, o1]):
+            lv, la = value[f, o1 * 4 + o2], aux[f, o1 * 4 + o2]
+            if o2 == 0 or (lv < v if hi_owner == P1_OWNER else lv > v):
+                v, x = lv, la
+        if o1 == 0 or (v < best_v if lo_owner == P1_OWNER else v > best_v):
+            best_v, best_a = v, x
+    return best_v, best_a
+
+
+@jit
+def _last_turn(tables, f, leaf, a, b, professional, s_source, s_leaves, s_diff, s_cows, s_n2,
+               s_scratch):
+    """(value, player 1's cows) of the round's last turn from rows ``tables[f, leaf]``:
+    a against b, row choices optimal. s_* are scratch frames (a leading axis of 1)."""
+    for r in range(ROW_COUNT):
+        for col in range(4):
+            s_source[0, r, col] = tables[f, leaf, r, col]
+    n1, lo_owner, hi_owner = _expand(s_source, 0, a, b, professional, s_leaves, s_diff,
+                                     s_cows, s_n2, s_scratch)
+    return _combine(n1, s_n2, 0, lo_owner, hi_owner, s_diff, s_cows)
+
+
+@jit
+def _solve(table0, hand1, hand2, professional, memo_from, capacity, max_capacity, max_nodes,
+           stats, root_value, root_aux, result):
+    """Backward induction from the root (both hands known, ``hand1`` player 1's): the
+    root's cell values and player 1's cows into root_value / root_aux, the root's
+    (value, player 1's cows) into result.
+
+    An explicit stack of states, one frame per card played (numba cannot cache
+    recursive functions). A state builds its cells in the order _nash_next gives (best
+    replies first; the root builds all); a cell expands into its leaves (the row
+    choices inside the turn) and each leaf's next state comes from the transposition
+    table, from _last_turn when one card each is left, or from a pushed frame. The
+    table holds states with at least ``memo_from`` cards each; it starts at
+    ``capacity`` slots and doubles up to ``max_capacity`` (else stats[N_ABORTED]).
+    """
+    k0 = hand1.shape[0]
+    levels = k0 + 1
+    width = KEY_PRO if professional else KEY_NORMAL
+    keys = np.full((capacity, width), EMPTY, np.int64)
+    values = np.empty((capacity, 2))
+    stats[N_CAPACITY] = capacity
+    f_table = np.zeros((levels, ROW_COUNT, 4), np.int64)
+    f_cards = np.zeros((levels, 2 * HAND_SIZE), np.int64)   # both hands, ascending
+    f_owners = np.zeros((levels, 2 * HAND_SIZE), np.int64)
+    f_h1 = np.zeros((levels, HAND_SIZE), np.int64)
+    f_h2 = np.zeros((levels, HAND_SIZE), np.int64)
+    f_key = np.zeros((levels, width), np.int64)
+    f_value = np.zeros((levels, HAND_SIZE, HAND_SIZE))
+    f_aux = np.zeros((levels, HAND_SIZE, HAND_SIZE))
+    f_done = np.zeros((levels, HAND_SIZE, HAND_SIZE), np.bool_)
+    f_sched = np.zeros((levels, 4), np.int64)
+    f_cell = np.zeros(levels, np.int64)
+    f_leaf = np.zeros(levels, np.int64)
+    f_n1 = np.zeros(levels, np.int64)
+    f_n2 = np.zeros((levels, ROW_COUNT), np.int64)
+    f_lo = np.zeros(levels, np.int64)
+    f_hi = np.zeros(levels, np.int64)
+    l_table = np.zeros((levels, LEAVES, ROW_COUNT, 4), np.int64)
+    l_diff = np.zeros((levels, LEAVES))
+    l_cows = np.zeros((levels, LEAVES))
+    l_value = np.zeros((levels, LEAVES))
+    l_aux = np.zeros((levels, LEAVES))
+    s_source = np.zeros((1, ROW_COUNT, 4), np.int64)
+    s_leaves = np.zeros((1, LEAVES, ROW_COUNT, 4), np.int64)
+    s_diff, s_cows = np.zeros((1, LEAVES)), np.zeros((1, LEAVES))
+    s_n2 = np.zeros((1, ROW_COUNT), np.int64)
+    scratch = np.zeros((ROW_COUNT, 4), np.int64)
+    x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
+    tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
+    key = np.zeros(width, np.int64)
+    order = np.zeros(ROW_COUNT, np.int64)
+
+    f_table[0] = table0
+    f_h1[0, :k0] = hand1
+    f_h2[0, :k0] = hand2
+    for i in range(2 * k0):  # both hands, ascending (insertion sort)
+        card = hand1[i] if i < k0 else hand2[i - k0]
+        j = i - 1
+        while j >= 0 and f_cards[0, j] > card:
+            f_cards[0, j + 1], f_owners[0, j + 1] = f_cards[0, j], f_owners[0, j]
+            j -= 1
+        f_cards[0, j + 1], f_owners[0, j + 1] = card, P1_OWNER if i < k0 else P2_OWNER
+    used = 0
+    top = 0
+    fresh = True
+    while True:
+        f = top
+        k = k0 - f
+        if fresh:  # a new state: its first cell
+            fresh = False
+            stats[N_STATES] += 1
+            f_done[f] = False
+            f_sched[f, 0] = PHASE_FULL if f == 0 else PHASE_ROW
+            f_sched[f, 1:] = 0
+            f_cell[f] = _nash_next(f_value, f_done, f_sched, f, k)
+            f_leaf[f] = -1
+        a, b = f_h1[f, f_cell[f] // 16], f_h2[f, f_cell[f] % 16]
+        if f_leaf[f] < 0:  # expand the current cell
+            f_n1[f], f_lo[f], f_hi[f] = _expand(f_table, f, a, b, professional, l_table,
+                                                l_diff, l_cows, f_n2, scratch)
+            f_leaf[f] = 0
+            stats[N_CELLS] += 1
+            if stats[N_CELLS] > max_nodes:
+                stats[N_ABORTED] = ABORT_NODES
+                return
+        pushed = False
+        while f_leaf[f] < LEAVES:  # the leaves' next states
+            leaf = f_leaf[f]
+            if leaf // 4 >= f_n1[f] or leaf % 4 >= f_n2[f, leaf // 4]:
+                f_leaf[f] += 1
+                continue
+            if k == 1:
+                v, c = 0.0, 0.0
+            elif k == 2:
+                a2 = f_h1[f, 1] if f_h1[f, 0] == a else f_h1[f, 0]
+                b2 = f_h2[f, 1] if f_h2[f, 0] == b else f_h2[f, 0]
+                v, c = _last_turn(l_table, f, leaf, a2, b2, professional, s_source, s_leaves,
+                                  s_diff, s_cows, s_n2, scratch)
+            else:
+                s = -1
+                if k - 1 >= memo_from:
+                    _pack(l_table, f, leaf, f_cards, f_owners, 2 * k, a, b, professional, key,
+                          order)
+                    s = _slot(keys, key)
+                if s >= 0 and keys[s, 0] != EMPTY:
+                    stats[N_HITS] += 1
+                    v, c = values[s, 0], values[s, 1]
+                else:  # push the next state
+                    g = f + 1
+                    for r in range(ROW_COUNT):
+                        for col in range(4):
+                            f_table[g, r, col] = l_table[f, leaf, r, col]
+                    for i in range(width):
+                        f_key[g, i] = key[i]
+                    m = 0
+                    for i in range(2 * k):
+                        if f_cards[f, i] != a and f_cards[f, i] != b:
+                            f_cards[g, m], f_owners[g, m] = f_cards[f, i], f_owners[f, i]
+                            m += 1
+                    m1 = m2 = 0
+                    for i in range(k):
+                        if f_h1[f, i] != a:
+                            f_h1[g, m1] = f_h1[f, i]
+                            m1 += 1
+                        if f_h2[f, i] != b:
+                            f_h2[g, m2] = f_h2[f, i]
+                            m2 += 1
+                    top = g
+                    fresh = True
+                    pushed = True
+                    break
+            l_value[f, leaf] = l_diff[f, leaf] + v
+            l_aux[f, leaf] = l_cows[f, leaf] + c
+            f_leaf[f] += 1
+        if pushed:
+            continue
+        # every leaf known: the cell's value, then the next cell or the state's value
+        ca, cb = f_cell[f] // 16, f_cell[f] % 16
+        f_value[f, ca, cb], f_aux[f, ca, cb] = _combine(f_n1[f], f_n2, f, f_lo[f], f_hi[f],
+                                                        l_value, l_aux)
+        f_done[f, ca, cb] = True
+        cell = _nash_next(f_value, f_done, f_sched, f, k)
+        if cell >= 0:
+            f_cell[f] = cell
+            f_leaf[f] = -1
+            continue
+        if cell == NASH_SADDLE:
+            r, c = f_sched[f, 1], f_sched[f, 2]
+            value, aux = f_value[f, r, c], f_aux[f, r, c]
+            stats[N_REPLY] += 1
+            for i in range(k):
+                for j in range(k):
+                    stats[N_SKIPPED] += not f_done[f, i, j]
+        else:
+            value, pure = _matrix_game(f_value[f], k, k, x, y, tableau)
+            stats[N_SADDLE if pure else N_LP] += 1
+            aux = 0.0
+            for i in range(k):
+                for j in range(k):
+                    aux += x[i] * y[j] * f_aux[f, i, j]
+        if f == 0:
+            root_value[:k, :k] = f_value[0, :k, :k]
+            root_aux[:k, :k] = f_aux[0, :k, :k]
+            result[0], result[1] = value, aux
+            return
+        if k >= memo_from:  # store it, doubling the table when it is full enough
+            if used + 1 > MAX_LOAD * keys.shape[0]:
+                if 2 * keys.shape[0] > max_capacity:
+                    stats[N_ABORTED] = ABORT_MEMORY
+                    return
+                keys, values = _grown(keys, values)
+                stats[N_CAPACITY] = keys.shape[0]
+            s = _slot(keys, f_key[f])
+            for i in range(width):
+                keys[s, i] = f_key[f, i]
+            values[s, 0], values[s, 1] = value, aux
+            used += 1
+            stats[N_STORED] = used
+        top = f - 1  # back to the parent's leaf
+        leaf = f_leaf[top]
+        l_value[top, leaf] = l_diff[top, leaf] + value
+        l_aux[top, leaf] = l_cows[top, leaf] + aux
+        f_leaf[top] += 1
 
 
 @dataclass(frozen=True)
@@ -45,9 +538,11 @@ class NashResult:
     saddle_points: int           # decided by a pure saddle point (all cells built)
     best_reply_saddles: int      # decided by best replies, most cells never built
     cells_skipped: int
-    nodes: int
+    nodes: int                   # cells built (both cards of a turn resolved)
     seconds: float
     matrix: np.ndarray           # the root's cell values [p1 card, p2 card]
+    stored: int = 0              # states in the transposition table
+    table_bytes: int = 0         # its final size
 
     @property
     def exploitability(self) -> float:
@@ -84,6 +579,17 @@ def largest_fitting_k(position: Position, memory: int) -> int:
     return best
 
 
+def table_capacity(position: Position, memory: int) -> tuple[int, int]:
+    """(first, largest) transposition-table sizes in slots, powers of two: the first
+    from the state estimate, the largest that fits ``memory`` while it doubles (the old
+    and the new table side by side)."""
+    slot = SLOT_BYTES[position.professional]
+    largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
+    wanted = estimate_states(position) / MAX_LOAD
+    first = 1 << max(4, math.ceil(math.log2(max(16, wanted))))
+    return min(first, largest), largest
+
+
 def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
                max_nodes: int = 10**12) -> NashResult:
     """Solve the equilibrium of the rest of the round.
@@ -104,34 +610,35 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
             f"(~{states * BYTES_PER_STATE / 2**30:.1f} GiB), over --memory "
             f"{memory / 2**30:.1f} GiB; the largest k that fits is {k_fit}: raise --memory or "
             "analyse a later position")
-    owner, _, _ = exact.owner_array(position)
-    table = row_table(position.rows)
-    stats = np.zeros(exact.STAT_SLOTS, np.int64)
-    result = np.zeros(3)
     k = position.cards_left
-    values = np.zeros((k, k))
-    aux = np.zeros((k, k))
-    if not exact._solve_nash.signatures:  # compile or load first: times are the search's
-        exact._solve_nash(table, owner, position.deck_size, position.professional,
-                          np.zeros(exact.STAT_SLOTS, np.int64), 0, result.copy(), values.copy(),
-                          aux.copy())
+    first, largest = table_capacity(position, memory)
+    args = (row_table(position.rows), np.asarray(position.hand, np.int64),
+            np.asarray(position.hands[1], np.int64), position.professional, MEMO_FROM)
+    if not _solve.signatures:  # compile or load first: times are the search's
+        _solve(*args, 16, 16, 0, np.zeros(N_SLOTS, np.int64), np.zeros((k, k)),
+               np.zeros((k, k)), np.zeros(2))
+    stats = np.zeros(N_SLOTS, np.int64)
+    values, aux, result = np.zeros((k, k)), np.zeros((k, k)), np.zeros(2)
     start = time.perf_counter()
-    exact._solve_nash(table, owner, position.deck_size, position.professional, stats, max_nodes,
-                      result, values, aux)
-    if stats[exact.ABORTED]:
-        raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} nodes")
+    _solve(*args, first, largest, max_nodes, stats, values, aux, result)
     seconds = time.perf_counter() - start
-    x, y = np.zeros(10), np.zeros(10)
-    value, _ = exact._matrix_game(values, k, k, x, y, np.zeros((11, 21)))
+    if stats[N_ABORTED] == ABORT_MEMORY:
+        raise exact.BudgetExceeded(
+            f"nash: the transposition table filled --memory {memory / 2**30:.1f} GiB after "
+            f"{stats[N_STORED]:,} states; raise --memory or analyse a later position")
+    if stats[N_ABORTED]:
+        raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+    x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
+    value, _ = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
     x, y = x[:k], y[:k]
     p1_cows = float(result[1])
     return NashResult(float(value), position.hand, position.hands[1], tuple(map(float, x)),
                       tuple(map(float, y)), tuple(map(float, values @ y)),
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
-                      int(stats[exact.STATES]), int(stats[exact.MATRIX_GAMES]),
-                      int(stats[exact.SADDLES]), int(stats[exact.BEST_REPLY_SADDLES]),
-                      int(stats[exact.CELLS_SKIPPED]), int(stats[exact.RESOLVED]), seconds,
-                      values)
+                      int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
+                      int(stats[N_REPLY]), int(stats[N_SKIPPED]), int(stats[N_CELLS]), seconds,
+                      values, int(stats[N_STORED]), int(stats[N_CAPACITY]) * SLOT_BYTES[
+                          position.professional])
 
 
 def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**12):

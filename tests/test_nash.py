@@ -38,7 +38,7 @@ from solver.position import EXAMPLES, Position, format_position, parse_position
 from solver.rules import Rules, NimmtError, card_cows
 
 # imported to be tested (never used by the brute force)
-from solver.exact import _matrix_game  # noqa: E402
+from solver.nash import _matrix_game  # noqa: E402
 from solver.nash import (BYTES_PER_STATE, NashResult, analyse_nash,  # noqa: E402
                          estimate_states, largest_fitting_k, solve_nash)
 
