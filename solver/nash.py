@@ -35,8 +35,8 @@ STATES_AT_4, GROWTH_PER_CARD = 2700, 10.0
 # the search's time.
 
 MAX_ALTERNATIONS = 3          # best-reply rounds before a state builds every cell
-PHASE_ROW, PHASE_COLUMN, PHASE_FULL = 0, 1, 2
-NASH_SADDLE, NASH_FULL = -1, -2
+PHASE_ROW, PHASE_COLUMN, PHASE_FULL, PHASE_SADDLE = 0, 1, 2, 3
+NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT = -1, -2, -3, -4
 # A state's key, normal placement (KEY_NORMAL words): rows by last card, each as (rank
 # of its last card among the cards in the hands, length, cows), the number of cards in
 # the hands, then each card in the hands, ascending, as (owner, cow code). Professional
@@ -45,10 +45,10 @@ NASH_SADDLE, NASH_FULL = -1, -2
 KEY_NORMAL, KEY_PRO = 3, 5
 EMPTY = -1                    # keys[slot, 0] of a free slot (no packed word 0 is -1)
 MAX_LOAD = 0.75               # the table doubles past this load, if --memory allows
-SLOT_BYTES = {False: 8 * KEY_NORMAL + 16, True: 8 * KEY_PRO + 16}  # key + (value, cows)
+SLOT_BYTES = {False: 8 * KEY_NORMAL + 24, True: 8 * KEY_PRO + 24}  # key + (lo, hi, cows)
 _COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS], np.int64)
 # stats[] slots
-(N_STATES, N_HITS, N_CELLS, N_SKIPPED, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_CAPACITY,
+(N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_CAPACITY,
  N_STORED) = range(10)
 N_SLOTS = 10
 ABORT_NODES, ABORT_MEMORY = 1, 2
@@ -138,49 +138,99 @@ def _matrix_game(payoff, m, n, x, y, tableau):
 
 
 @jit
-def _nash_next(values, done, sched, f, k):
-    """The next cell (a * 16 + b) of state f to build, or NASH_SADDLE / NASH_FULL.
+def _decided(bounds, sched, f, alpha, beta):
+    """After a row or column: NASH_EXACT (the bounds meet; the saddle cell's own value
+    still has to be exact, for player 1's cows), NASH_BOUND (a bound outside the
+    window answers the caller) or 0 (go on)."""
+    if bounds[f, 1] - bounds[f, 0] <= 1e-12:
+        sched[f, 0], sched[f, 1], sched[f, 2] = PHASE_SADDLE, sched[f, 4], sched[f, 5]
+        return NASH_EXACT
+    if bounds[f, 1] <= alpha or bounds[f, 0] >= beta:
+        return NASH_BOUND
+    return 0
 
-    Best replies first: build row r (player 1's card) and take player 2's best reply c;
-    build column c; if (r, c) is the column's minimum it is a pure saddle point and the
-    other cells are never built. Otherwise move to the column's best row and try again,
-    at most MAX_ALTERNATIONS times, then build every cell (NASH_FULL: solve the matrix).
-    ``sched[f]`` = (phase, r, c, alternations).
+
+@jit
+def _next_cell(lo, hi, sched, bounds, f, k, alpha, beta, window):
+    """What state f does next: (cell a * 16 + b, window low, window high) to build a
+    cell, or (NASH_SADDLE / NASH_FULL / NASH_BOUND, 0, 0) when it is decided.
+
+    A cell's value is known as an interval lo..hi (exact when they meet). Best replies
+    first: row r (player 1's card) — each cell only needs to be shown below the row's
+    best so far, the window's low end; player 2's best reply c; column c — each cell
+    only needs to be shown above the column's least so far. A row's maximum bounds the
+    state's value from above (bounds[f, 1]), a column's minimum from below
+    (bounds[f, 0]): when they meet it is a pure saddle point, when one passes the
+    state's window (alpha, beta) the caller has its answer. After MAX_ALTERNATIONS
+    rows every cell is made exact and the matrix game solved (NASH_FULL).
+    ``sched[f]`` = (phase, r, c, alternations, row of the upper bound, column of the
+    lower bound). Without ``window`` every cell is built exactly.
     """
     while True:
         phase = sched[f, 0]
         if phase == PHASE_FULL:
             for a in range(k):
                 for b in range(k):
-                    if not done[f, a, b]:
-                        return a * 16 + b
-            return NASH_FULL
-        r = sched[f, 1]
+                    if lo[f, a, b] != hi[f, a, b]:
+                        return a * 16 + b, -math.inf, math.inf
+            return NASH_FULL, 0.0, 0.0
+        r, c = sched[f, 1], sched[f, 2]
+        if phase == PHASE_SADDLE:
+            if lo[f, r, c] != hi[f, r, c]:
+                return r * 16 + c, -math.inf, math.inf
+            return NASH_SADDLE, 0.0, 0.0
         if phase == PHASE_ROW:
             for b in range(k):
-                if not done[f, r, b]:
-                    return r * 16 + b
-            c = 0
-            for b in range(1, k):
-                if values[f, r, b] > values[f, r, c]:
-                    c = b
+                if lo[f, r, b] == hi[f, r, b]:
+                    continue
+                if not window:
+                    return r * 16 + b, -math.inf, math.inf
+                low = alpha
+                for b2 in range(k):
+                    if b2 != b and lo[f, r, b2] > low:
+                        low = lo[f, r, b2]
+                if low >= beta or hi[f, r, b] <= low or lo[f, r, b] >= beta:
+                    continue
+                return r * 16 + b, low, beta
+            best_lo, top = -math.inf, -math.inf
+            for b in range(k):
+                if lo[f, r, b] > best_lo:
+                    best_lo, c = lo[f, r, b], b
+                top = max(top, hi[f, r, b])
+            if top < bounds[f, 1]:
+                bounds[f, 1], sched[f, 4] = top, r
             sched[f, 0], sched[f, 2] = PHASE_COLUMN, c
+            done = _decided(bounds, sched, f, alpha, beta)
+            if done == NASH_BOUND:
+                return NASH_BOUND, 0.0, 0.0
             continue
-        c = sched[f, 2]
+        for a in range(k):  # PHASE_COLUMN
+            if lo[f, a, c] == hi[f, a, c]:
+                continue
+            if not window:
+                return a * 16 + c, -math.inf, math.inf
+            high = beta
+            for a2 in range(k):
+                if a2 != a and hi[f, a2, c] < high:
+                    high = hi[f, a2, c]
+            if high <= alpha or lo[f, a, c] >= high or hi[f, a, c] <= alpha:
+                continue
+            return a * 16 + c, alpha, high
+        least_hi, bottom = math.inf, math.inf
         for a in range(k):
-            if not done[f, a, c]:
-                return a * 16 + c
-        best = r
-        for a in range(k):
-            if values[f, a, c] < values[f, best, c]:
-                best = a
-        if values[f, best, c] >= values[f, r, c] - 1e-12:
-            return NASH_SADDLE
+            if hi[f, a, c] < least_hi:
+                least_hi, r = hi[f, a, c], a
+            bottom = min(bottom, lo[f, a, c])
+        if bottom > bounds[f, 0]:
+            bounds[f, 0], sched[f, 5] = bottom, c
         sched[f, 3] += 1
         if sched[f, 3] >= MAX_ALTERNATIONS:
             sched[f, 0] = PHASE_FULL
         else:
-            sched[f, 0], sched[f, 1] = PHASE_ROW, best
+            sched[f, 0], sched[f, 1] = PHASE_ROW, r
+        done = _decided(bounds, sched, f, alpha, beta)
+        if done == NASH_BOUND:
+            return NASH_BOUND, 0.0, 0.0
 
 
 @jit
@@ -264,7 +314,7 @@ def _slot(keys, key):
 def _grown(keys, values):
     """The table at twice the size, every entry moved."""
     new_keys = np.full((keys.shape[0] * 2, keys.shape[1]), EMPTY, np.int64)
-    new_values = np.empty((keys.shape[0] * 2, 2))
+    new_values = np.empty((keys.shape[0] * 2, values.shape[1]))
     for s in range(keys.shape[0]):
         if keys[s, 0] != EMPTY:
             t = _slot(new_keys, keys[s])
@@ -307,19 +357,36 @@ def _expand(tables, f, a, b, professional, leaves, diff, cows, n2, scratch):
 
 
 @jit
-def _combine(n1, n2, f, lo_owner, hi_owner, value, aux):
-    """A cell's (value, player 1's cows) from its leaves' (``value[f]``, ``aux[f]``): each
-    row choice by its owner (player 1 lowest, player 2 highest; the first of equals)."""
-    best_v, best_a = 0.0, 0.0
+def _combine(n1, n2, f, lo_owner, hi_owner, lo, hi, aux):
+    """A cell's (lo, hi, player 1's cows) from its leaves' intervals (``lo[f]``,
+    ``hi[f]``): each row choice by its owner, player 1 the lowest, player 2 the highest
+    (the first of equals; player 1's cows are the chosen leaf's)."""
+    cell_lo, cell_hi, cell_aux = 0.0, 0.0, 0.0
     for o1 in range(n1):
-        v, x = 0.0, 0.0
+        v_lo, v_hi, v_aux = 0.0, 0.0, 0.0
         for o2 in range(n2[f, o1]):
-            lv, la = value[f, o1 * 4 + o2], aux[f, o1 * 4 + o2]
-            if o2 == 0 or (lv < v if hi_owner == P1_OWNER else lv > v):
-                v, x = lv, la
-        if o1 == 0 or (v < best_v if lo_owner == P1_OWNER else v > best_v):
-            best_v, best_a = v, x
-    return best_v, best_a
+            leaf = o1 * 4 + o2
+            if o2 == 0:
+                v_lo, v_hi, v_aux = lo[f, leaf], hi[f, leaf], aux[f, leaf]
+            elif hi_owner == P1_OWNER:
+                if hi[f, leaf] < v_hi:
+                    v_aux = aux[f, leaf]
+                v_lo, v_hi = min(v_lo, lo[f, leaf]), min(v_hi, hi[f, leaf])
+            else:
+                if lo[f, leaf] > v_lo:
+                    v_aux = aux[f, leaf]
+                v_lo, v_hi = max(v_lo, lo[f, leaf]), max(v_hi, hi[f, leaf])
+        if o1 == 0:
+            cell_lo, cell_hi, cell_aux = v_lo, v_hi, v_aux
+        elif lo_owner == P1_OWNER:
+            if v_hi < cell_hi:
+                cell_aux = v_aux
+            cell_lo, cell_hi = min(cell_lo, v_lo), min(cell_hi, v_hi)
+        else:
+            if v_lo > cell_lo:
+                cell_aux = v_aux
+            cell_lo, cell_hi = max(cell_lo, v_lo), max(cell_hi, v_hi)
+    return cell_lo, cell_hi, cell_aux
 
 
 @jit
@@ -332,29 +399,32 @@ def _last_turn(tables, f, leaf, a, b, professional, s_source, s_leaves, s_diff, 
             s_source[0, r, col] = tables[f, leaf, r, col]
     n1, lo_owner, hi_owner = _expand(s_source, 0, a, b, professional, s_leaves, s_diff,
                                      s_cows, s_n2, s_scratch)
-    return _combine(n1, s_n2, 0, lo_owner, hi_owner, s_diff, s_cows)
+    return _combine(n1, s_n2, 0, lo_owner, hi_owner, s_diff, s_diff, s_cows)
 
 
 @jit
-def _solve(table0, hand1, hand2, professional, memo_from, capacity, max_capacity, max_nodes,
-           stats, root_value, root_aux, result):
+def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_capacity,
+           max_nodes, stats, root_value, root_aux, result):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
     root's cell values and player 1's cows into root_value / root_aux, the root's
     (value, player 1's cows) into result.
 
     An explicit stack of states, one frame per card played (numba cannot cache
-    recursive functions). A state builds its cells in the order _nash_next gives (best
-    replies first; the root builds all); a cell expands into its leaves (the row
-    choices inside the turn) and each leaf's next state comes from the transposition
-    table, from _last_turn when one card each is left, or from a pushed frame. The
-    table holds states with at least ``memo_from`` cards each; it starts at
-    ``capacity`` slots and doubles up to ``max_capacity`` (else stats[N_ABORTED]).
+    recursive functions). Each state is searched with a window (alpha, beta) and
+    answers an interval lo..hi for its value: exact inside the window, otherwise a
+    bound past it (alpha-beta, see _next_cell); the root's window is everything and it
+    builds every cell. A cell expands into its leaves (the row choices inside the
+    turn) and each leaf's next state comes from the transposition table when what is
+    stored there answers the window, from _last_turn when one card each is left, or
+    from a pushed frame. The table keeps (lo, hi, player 1's cows or NaN when not
+    exact) of states with at least ``memo_from`` cards each; it starts at ``capacity``
+    slots and doubles up to ``max_capacity`` (else stats[N_ABORTED] = ABORT_MEMORY).
     """
     k0 = hand1.shape[0]
     levels = k0 + 1
     width = KEY_PRO if professional else KEY_NORMAL
     keys = np.full((capacity, width), EMPTY, np.int64)
-    values = np.empty((capacity, 2))
+    values = np.empty((capacity, 3))
     stats[N_CAPACITY] = capacity
     f_table = np.zeros((levels, ROW_COUNT, 4), np.int64)
     f_cards = np.zeros((levels, 2 * HAND_SIZE), np.int64)   # both hands, ascending
@@ -362,20 +432,24 @@ def _solve(table0, hand1, hand2, professional, memo_from, capacity, max_capacity
     f_h1 = np.zeros((levels, HAND_SIZE), np.int64)
     f_h2 = np.zeros((levels, HAND_SIZE), np.int64)
     f_key = np.zeros((levels, width), np.int64)
-    f_value = np.zeros((levels, HAND_SIZE, HAND_SIZE))
-    f_aux = np.zeros((levels, HAND_SIZE, HAND_SIZE))
-    f_done = np.zeros((levels, HAND_SIZE, HAND_SIZE), np.bool_)
-    f_sched = np.zeros((levels, 4), np.int64)
+    f_window = np.zeros((levels, 2))                       # the state's (alpha, beta)
+    f_bounds = np.zeros((levels, 2))                       # its value's proven (lo, hi)
+    f_lo = np.zeros((levels, HAND_SIZE, HAND_SIZE))        # each cell's value interval
+    f_hi = np.zeros((levels, HAND_SIZE, HAND_SIZE))
+    f_aux = np.zeros((levels, HAND_SIZE, HAND_SIZE))       # and player 1's cows
+    f_sched = np.zeros((levels, 6), np.int64)
     f_cell = np.zeros(levels, np.int64)
+    f_cell_window = np.zeros((levels, 2))
     f_leaf = np.zeros(levels, np.int64)
     f_n1 = np.zeros(levels, np.int64)
     f_n2 = np.zeros((levels, ROW_COUNT), np.int64)
-    f_lo = np.zeros(levels, np.int64)
-    f_hi = np.zeros(levels, np.int64)
+    f_lo_owner = np.zeros(levels, np.int64)
+    f_hi_owner = np.zeros(levels, np.int64)
     l_table = np.zeros((levels, LEAVES, ROW_COUNT, 4), np.int64)
     l_diff = np.zeros((levels, LEAVES))
     l_cows = np.zeros((levels, LEAVES))
-    l_value = np.zeros((levels, LEAVES))
+    l_lo = np.zeros((levels, LEAVES))
+    l_hi = np.zeros((levels, LEAVES))
     l_aux = np.zeros((levels, LEAVES))
     s_source = np.zeros((1, ROW_COUNT, 4), np.int64)
     s_leaves = np.zeros((1, LEAVES, ROW_COUNT, 4), np.int64)
@@ -397,24 +471,30 @@ def _solve(table0, hand1, hand2, professional, memo_from, capacity, max_capacity
             f_cards[0, j + 1], f_owners[0, j + 1] = f_cards[0, j], f_owners[0, j]
             j -= 1
         f_cards[0, j + 1], f_owners[0, j + 1] = card, P1_OWNER if i < k0 else P2_OWNER
+    f_window[0, 0], f_window[0, 1] = -math.inf, math.inf
     used = 0
     top = 0
     fresh = True
     while True:
         f = top
         k = k0 - f
+        alpha, beta = f_window[f, 0], f_window[f, 1]
         if fresh:  # a new state: its first cell
             fresh = False
             stats[N_STATES] += 1
-            f_done[f] = False
+            for i in range(k):
+                for j in range(k):
+                    f_lo[f, i, j], f_hi[f, i, j] = -math.inf, math.inf
+            f_bounds[f, 0], f_bounds[f, 1] = -math.inf, math.inf
+            f_sched[f, :] = 0
             f_sched[f, 0] = PHASE_FULL if f == 0 else PHASE_ROW
-            f_sched[f, 1:] = 0
-            f_cell[f] = _nash_next(f_value, f_done, f_sched, f, k)
+            f_cell[f], f_cell_window[f, 0], f_cell_window[f, 1] = _next_cell(
+                f_lo, f_hi, f_sched, f_bounds, f, k, alpha, beta, window)
             f_leaf[f] = -1
         a, b = f_h1[f, f_cell[f] // 16], f_h2[f, f_cell[f] % 16]
         if f_leaf[f] < 0:  # expand the current cell
-            f_n1[f], f_lo[f], f_hi[f] = _expand(f_table, f, a, b, professional, l_table,
-                                                l_diff, l_cows, f_n2, scratch)
+            f_n1[f], f_lo_owner[f], f_hi_owner[f] = _expand(
+                f_table, f, a, b, professional, l_table, l_diff, l_cows, f_n2, scratch)
             f_leaf[f] = 0
             stats[N_CELLS] += 1
             if stats[N_CELLS] > max_nodes:
@@ -426,24 +506,33 @@ def _solve(table0, hand1, hand2, professional, memo_from, capacity, max_capacity
             if leaf // 4 >= f_n1[f] or leaf % 4 >= f_n2[f, leaf // 4]:
                 f_leaf[f] += 1
                 continue
+            d = l_diff[f, leaf]
             if k == 1:
-                v, c = 0.0, 0.0
+                lo, hi, c = 0.0, 0.0, 0.0
             elif k == 2:
                 a2 = f_h1[f, 1] if f_h1[f, 0] == a else f_h1[f, 0]
                 b2 = f_h2[f, 1] if f_h2[f, 0] == b else f_h2[f, 0]
-                v, c = _last_turn(l_table, f, leaf, a2, b2, professional, s_source, s_leaves,
-                                  s_diff, s_cows, s_n2, scratch)
+                lo, hi, c = _last_turn(l_table, f, leaf, a2, b2, professional, s_source,
+                                       s_leaves, s_diff, s_cows, s_n2, scratch)
             else:
-                s = -1
+                low, high = f_cell_window[f, 0] - d, f_cell_window[f, 1] - d
+                found = False
                 if k - 1 >= memo_from:
                     _pack(l_table, f, leaf, f_cards, f_owners, 2 * k, a, b, professional, key,
                           order)
                     s = _slot(keys, key)
-                if s >= 0 and keys[s, 0] != EMPTY:
-                    stats[N_HITS] += 1
-                    v, c = values[s, 0], values[s, 1]
-                else:  # push the next state
+                    if keys[s, 0] != EMPTY:  # exact, or a bound that answers the window
+                        lo, hi, c = values[s, 0], values[s, 1], values[s, 2]
+                        if lo == hi and not math.isnan(c):
+                            found = True
+                        elif hi <= low:
+                            found, lo, c = True, -math.inf, math.nan
+                        elif lo >= high:
+                            found, hi, c = True, math.inf, math.nan
+                        stats[N_HITS] += found
+                if not found:  # push the next state
                     g = f + 1
+                    f_window[g, 0], f_window[g, 1] = low, high
                     for r in range(ROW_COUNT):
                         for col in range(4):
                             f_table[g, r, col] = l_table[f, leaf, r, col]
@@ -466,56 +555,67 @@ def _solve(table0, hand1, hand2, professional, memo_from, capacity, max_capacity
                     fresh = True
                     pushed = True
                     break
-            l_value[f, leaf] = l_diff[f, leaf] + v
+            l_lo[f, leaf], l_hi[f, leaf] = d + lo, d + hi
             l_aux[f, leaf] = l_cows[f, leaf] + c
             f_leaf[f] += 1
         if pushed:
             continue
         # every leaf known: the cell's value, then the next cell or the state's value
         ca, cb = f_cell[f] // 16, f_cell[f] % 16
-        f_value[f, ca, cb], f_aux[f, ca, cb] = _combine(f_n1[f], f_n2, f, f_lo[f], f_hi[f],
-                                                        l_value, l_aux)
-        f_done[f, ca, cb] = True
-        cell = _nash_next(f_value, f_done, f_sched, f, k)
+        f_lo[f, ca, cb], f_hi[f, ca, cb], f_aux[f, ca, cb] = _combine(
+            f_n1[f], f_n2, f, f_lo_owner[f], f_hi_owner[f], l_lo, l_hi, l_aux)
+        cell, low, high = _next_cell(f_lo, f_hi, f_sched, f_bounds, f, k, alpha, beta, window)
         if cell >= 0:
-            f_cell[f] = cell
+            f_cell[f], f_cell_window[f, 0], f_cell_window[f, 1] = cell, low, high
             f_leaf[f] = -1
             continue
-        if cell == NASH_SADDLE:
+        if cell == NASH_BOUND:
+            lo, hi, aux = f_bounds[f, 0], f_bounds[f, 1], math.nan
+            stats[N_CUT] += 1
+        elif cell == NASH_SADDLE:
             r, c = f_sched[f, 1], f_sched[f, 2]
-            value, aux = f_value[f, r, c], f_aux[f, r, c]
+            lo = hi = f_lo[f, r, c]
+            aux = f_aux[f, r, c]
             stats[N_REPLY] += 1
-            for i in range(k):
-                for j in range(k):
-                    stats[N_SKIPPED] += not f_done[f, i, j]
         else:
-            value, pure = _matrix_game(f_value[f], k, k, x, y, tableau)
+            value, pure = _matrix_game(f_lo[f], k, k, x, y, tableau)
             stats[N_SADDLE if pure else N_LP] += 1
+            lo = hi = value
             aux = 0.0
             for i in range(k):
                 for j in range(k):
                     aux += x[i] * y[j] * f_aux[f, i, j]
         if f == 0:
-            root_value[:k, :k] = f_value[0, :k, :k]
+            root_value[:k, :k] = f_lo[0, :k, :k]
             root_aux[:k, :k] = f_aux[0, :k, :k]
-            result[0], result[1] = value, aux
+            result[0], result[1] = lo, aux
             return
         if k >= memo_from:  # store it, doubling the table when it is full enough
-            if used + 1 > MAX_LOAD * keys.shape[0]:
-                if 2 * keys.shape[0] > max_capacity:
-                    stats[N_ABORTED] = ABORT_MEMORY
-                    return
-                keys, values = _grown(keys, values)
-                stats[N_CAPACITY] = keys.shape[0]
             s = _slot(keys, f_key[f])
-            for i in range(width):
-                keys[s, i] = f_key[f, i]
-            values[s, 0], values[s, 1] = value, aux
-            used += 1
-            stats[N_STORED] = used
+            if keys[s, 0] == EMPTY:
+                if used + 1 > MAX_LOAD * keys.shape[0]:
+                    if 2 * keys.shape[0] > max_capacity:
+                        stats[N_ABORTED] = ABORT_MEMORY
+                        return
+                    keys, values = _grown(keys, values)
+                    stats[N_CAPACITY] = keys.shape[0]
+                    s = _slot(keys, f_key[f])
+                for i in range(width):
+                    keys[s, i] = f_key[f, i]
+                values[s, 0], values[s, 1], values[s, 2] = lo, hi, aux
+                used += 1
+                stats[N_STORED] = used
+            elif lo == hi or not (values[s, 0] == values[s, 1]
+                                  and not math.isnan(values[s, 2])):
+                if lo == hi:
+                    values[s, 0], values[s, 1], values[s, 2] = lo, hi, aux
+                else:  # both bounds: keep the tighter of each
+                    values[s, 0], values[s, 1] = max(lo, values[s, 0]), min(hi, values[s, 1])
+                    values[s, 2] = math.nan
         top = f - 1  # back to the parent's leaf
         leaf = f_leaf[top]
-        l_value[top, leaf] = l_diff[top, leaf] + value
+        d = l_diff[top, leaf]
+        l_lo[top, leaf], l_hi[top, leaf] = d + lo, d + hi
         l_aux[top, leaf] = l_cows[top, leaf] + aux
         f_leaf[top] += 1
 
@@ -533,11 +633,12 @@ class NashResult:
     p2_ev: tuple[float, ...]     # each p2 card against p1's equilibrium strategy
     p1_cows: float               # expected cows under the equilibrium pair
     p2_cows: float
-    states: int
-    matrix_games: int            # solved by the simplex
-    saddle_points: int           # decided by a pure saddle point (all cells built)
-    best_reply_saddles: int      # decided by best replies, most cells never built
-    cells_skipped: int
+    states: int                  # state searches (a state may be searched again, in
+    #                              another window)
+    matrix_games: int            # states decided by the simplex
+    saddle_points: int           # by a pure saddle point of the whole matrix
+    best_reply_saddles: int      # by best replies meeting: a pure saddle, few cells built
+    bound_cutoffs: int           # answered by a bound outside the state's window
     nodes: int                   # cells built (both cards of a turn resolved)
     seconds: float
     matrix: np.ndarray           # the root's cell values [p1 card, p2 card]
@@ -591,8 +692,9 @@ def table_capacity(position: Position, memory: int) -> tuple[int, int]:
 
 
 def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
-               max_nodes: int = 10**12) -> NashResult:
-    """Solve the equilibrium of the rest of the round.
+               max_nodes: int = 10**12, window: bool = False) -> NashResult:
+    """Solve the equilibrium of the rest of the round. ``window=False`` builds every
+    cell it looks at exactly (no alpha-beta cut-offs; for comparison).
 
     >>> from solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -613,7 +715,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
     k = position.cards_left
     first, largest = table_capacity(position, memory)
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
-            np.asarray(position.hands[1], np.int64), position.professional, MEMO_FROM)
+            np.asarray(position.hands[1], np.int64), position.professional, MEMO_FROM,
+            window)
     if not _solve.signatures:  # compile or load first: times are the search's
         _solve(*args, 16, 16, 0, np.zeros(N_SLOTS, np.int64), np.zeros((k, k)),
                np.zeros((k, k)), np.zeros(2))
@@ -636,7 +739,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
                       tuple(map(float, y)), tuple(map(float, values @ y)),
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
-                      int(stats[N_REPLY]), int(stats[N_SKIPPED]), int(stats[N_CELLS]), seconds,
+                      int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
                       values, int(stats[N_STORED]), int(stats[N_CAPACITY]) * SLOT_BYTES[
                           position.professional])
 
@@ -655,7 +758,7 @@ def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: in
     extra = {"game_value": r.value, "p1_expected_cows": r.p1_cows,
              "p2_expected_cows": r.p2_cows, "states": r.states,
              "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
-             "best_reply_saddles": r.best_reply_saddles, "cells_skipped": r.cells_skipped,
+             "best_reply_saddles": r.best_reply_saddles, "bound_cutoffs": r.bound_cutoffs,
              "exploitability": r.exploitability,
              "p2_strategy": [{"card": c, "value": v, "frequency": f}
                              for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)]}

@@ -729,3 +729,38 @@ def test_cli_bad_memory(runner, memory):
     line = assert_one_line_error(invoke(runner, "analyse", "example", "--opponents", "nash",
                                  "--memory", memory))
     assert "memory" in line.lower() or repr(memory) in line or memory in line, line
+
+
+# ---------------------------------------------------------------- alpha-beta windows
+
+WINDOWED = [(variant, placement, k, seed)
+            for variant in ("tactical", "logic")
+            for placement in ("normal", "professional")
+            for k, seed in ((3, 31), (4, 32), (5, 33), (5, 34))]
+
+
+@pytest.mark.parametrize("case", WINDOWED, ids=dealt_id)
+def test_windowed_search_gives_the_same_equilibrium(case):
+    """With alpha-beta windows states may answer with a bound only; the root, its cells
+    and player 1's cows come out the same as building every cell exactly."""
+    position = dealt(*case)
+    plain, windowed = solve_nash(position), solve_nash(position, window=True)
+    assert windowed.value == pytest.approx(plain.value, abs=TOL)
+    np.testing.assert_allclose(windowed.matrix, plain.matrix, rtol=0, atol=TOL)
+    assert windowed.p1_cows == pytest.approx(plain.p1_cows, abs=TOL)
+    assert windowed.exploitability < TOL
+    assert plain.bound_cutoffs == 0
+
+
+@pytest.mark.parametrize("name", ["low-4", "sixth-4", "pro-tie-4", "pro-mixed"])
+def test_windowed_search_against_brute_force(name, solved):
+    position = HAND_MADE[name]
+    _, value, matrix, _ = solved(position)
+    r = solve_nash(position, window=True)
+    assert r.value == pytest.approx(value, abs=TOL)
+    np.testing.assert_allclose(r.matrix, matrix, rtol=0, atol=TOL)
+
+
+def test_windowed_search_cuts_off_states():
+    r = solve_nash(dealt("tactical", "normal", 5, 33), window=True)
+    assert r.bound_cutoffs > 0
