@@ -241,11 +241,14 @@ def render_analysis(analysis, tablefmt: str) -> str:
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
-              help="Seconds; Monte Carlo stops then and reports what it has.")
+              help="Seconds; Monte Carlo stops then and reports what it has (nash stops "
+                   "with an error: an equilibrium needs the whole search).")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s).")
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
               help="nash: memory for the transposition table; larger solves refuse.")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
+              help="nash: threads sharing the search (default: one per core).")
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
 @click.option("--verify", is_flag=True,
               help="nash: check the strategies by best responses (exploitability 0).")
@@ -253,8 +256,9 @@ def render_analysis(analysis, tablefmt: str) -> str:
               default="table", show_default=True)
 @seed_option
 def analyse(position: Position, opponents: str, method: str, samples: int,
-            time_limit: float | None, max_nodes: int | None, memory: int, both_sides: bool,
-            verify: bool, fmt: str, seed: int | None) -> None:
+            time_limit: float | None, max_nodes: int | None, memory: int,
+            workers: int | None, both_sides: bool, verify: bool, fmt: str,
+            seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
     Exact search where it fits the budget, Monte Carlo (model random) where it does
@@ -271,12 +275,15 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     from solver.analysis import analyse as run
 
     used_seed = _fresh_seed(seed)
-    progress = LazyProgress(samples, "samples per card")
+    if opponents == "nash":
+        progress = LazyProgress(position.cards_left ** 2, "root cells")
+    else:
+        progress = LazyProgress(samples, "samples per card")
     try:
         result = run(position, opponents=opponents, method=method, samples=samples,
                      seed=used_seed, time_limit=time_limit,
                      max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
-                     progress=progress, memory=memory)
+                     progress=progress, memory=memory, workers=workers)
     finally:
         progress.close()
     if opponents == "nash":

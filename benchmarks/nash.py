@@ -1,8 +1,10 @@
 """Equilibrium (nash) figures: for k = 4..8 cards each, several random 2-player tactical
-deals: distinct states, matrix games solved by LP, share decided by saddle points, seconds,
-peak memory; the growth per card and what a full 10-card solve would cost.
+deals: distinct states, how states were decided (LP, a saddle point of the whole matrix,
+best replies, alpha-beta bounds), seconds with one worker and with two side by side (the
+speed-up measured in the same run), the alpha-beta windows against the plain search, peak
+memory; the growth per card and what a full 10-card solve would cost.
 
-    python benchmarks/nash.py [--max-k 8] [--deals 3]
+    python benchmarks/nash.py [--max-k 8] [--deals 3] [--window-max-k 7]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 """
@@ -22,62 +24,87 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 CHILD = r"""
 import json, resource, sys
-sys.path.insert(0, sys.argv[3])
+sys.path.insert(0, sys.argv[5])
 from solver.game import deal_position
 from solver.nash import solve_nash
 from solver.rules import Rules
-k, seed = int(sys.argv[1]), int(sys.argv[2])
+k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 p = deal_position(Rules("tactical", 2), k, seed=seed)
-solve_nash(deal_position(Rules("tactical", 2), 3, seed=1))  # load the kernel first
+solve_nash(deal_position(Rules("tactical", 2), 3, seed=1), window=window)  # load the kernel
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-r = solve_nash(p, memory=2**40)
+r = solve_nash(p, memory=2**40, workers=workers, window=window)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"states": r.states, "lp": r.matrix_games, "saddle": r.saddle_points,
-                  "reply": r.best_reply_saddles, "skipped": r.cells_skipped,
-                  "seconds": r.seconds, "peak_mb": peak / 1024,
-                  "bytes_per_state": (peak - base) * 1024 / r.states, "nodes": r.nodes,
-                  "exploitability": r.exploitability}))
+print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
+                  "saddle": r.saddle_points, "reply": r.best_reply_saddles,
+                  "cut": r.bound_cutoffs, "seconds": r.seconds, "peak_mb": peak / 1024,
+                  "bytes_per_state": (peak - base) * 1024 / max(1, r.stored),
+                  "table_mb": r.table_bytes / 2**20, "cells": r.nodes,
+                  "exploitability": r.exploitability, "value": r.value}))
 """
 
 
-def solve(k: int, seed: int) -> dict:
-    out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed), ROOT])
+def solve(k: int, seed: int, workers: int, window: bool = False) -> dict:
+    out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
+                                   str(workers), "1" if window else "0", ROOT])
     return json.loads(out)
+
+
+def share(part: int, r: dict) -> str:
+    return f"{part / (r['lp'] + r['saddle'] + r['reply'] + r['cut']):.1%}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--max-k", type=int, default=8)
     parser.add_argument("--deals", type=int, default=3)
+    parser.add_argument("--window-max-k", type=int, default=7,
+                        help="compare alpha-beta windows up to this k")
     args = parser.parse_args()
-    rows, medians = [], {}
+    rows, window_rows, medians = [], [], {}
     for k in range(4, args.max_k + 1):
         deals = args.deals if k < 8 else max(1, args.deals - 1)
-        runs = [solve(k, 10 + seed) for seed in range(deals)]
-        for seed, r in enumerate(runs):
-            states = r["saddle"] + r["lp"] + r["reply"]
-            rows.append([k, 10 + seed, f"{r['states']:,}", f"{r['lp'] / states:.1%}",
-                         f"{r['saddle'] / states:.1%}", f"{r['reply'] / states:.1%}",
-                         f"{r['skipped'] / (r['nodes'] + r['skipped']):.0%}",
-                         f"{r['seconds']:.2f}", f"{r['peak_mb']:,.0f}",
-                         f"{r['bytes_per_state']:.0f}", f"{r['exploitability']:.0e}"])
-        medians[k] = statistics.median(r["states"] for r in runs)
-        print(f"k={k}: done", file=sys.stderr)
+        stored = []
+        for seed in range(10, 10 + deals):
+            one, two = solve(k, seed, 1), solve(k, seed, 2)
+            assert abs(one["value"] - two["value"]) < 1e-9
+            stored.append(one["stored"])
+            rows.append([k, seed, f"{one['stored']:,}", share(one["lp"], one),
+                         share(one["saddle"], one), share(one["reply"], one),
+                         f"{one['seconds']:.2f}", f"{two['seconds']:.2f}",
+                         f"{one['seconds'] / two['seconds']:.2f}x",
+                         f"{two['peak_mb']:,.0f}", f"{two['bytes_per_state']:.0f}",
+                         f"{max(one['exploitability'], two['exploitability']):.0e}"])
+            if k <= args.window_max_k:
+                w = solve(k, seed, 1, window=True)
+                assert abs(one["value"] - w["value"]) < 1e-9
+                window_rows.append([k, seed, f"{one['cells']:,}", f"{w['cells']:,}",
+                                    f"{w['states']:,}", share(w["cut"], w),
+                                    share(w["reply"], w), share(w["lp"] + w["saddle"], w),
+                                    f"{one['seconds']:.2f}", f"{w['seconds']:.2f}"])
+            print(f"k={k} seed={seed}: done", file=sys.stderr, flush=True)
+        medians[k] = statistics.median(stored)
     print("Two-player tactical equilibrium, random deals (nimmt deal --players 2 -k K --seed S)")
     print(tabulate(rows, headers=["k", "seed", "states", "by LP", "by matrix saddle",
-                                  "by best replies", "cells skipped", "seconds", "peak MB",
-                                  "bytes/state", "exploitability"],
+                                  "by best replies", "s, 1 worker", "s, 2 workers", "speed-up",
+                                  "peak MB (2)", "bytes/state", "exploitability"],
                    tablefmt="github"))
+    if window_rows:
+        print("\nAlpha-beta windows (window=True) against the plain best-reply search, one "
+              "worker: cells built, state searches and how they ended")
+        print(tabulate(window_rows, headers=["k", "seed", "cells, plain", "cells, windows",
+                                             "searches", "by a bound", "by best replies",
+                                             "by the matrix", "s, plain", "s, windows"],
+                       tablefmt="github"))
     ks = sorted(medians)
     growth = [medians[b] / medians[a] for a, b in zip(ks, ks[1:])]
-    g = math.exp(statistics.mean(math.log(x) for x in growth))
-    top = ks[-1]
-    full = medians[top] * g ** (10 - top)
-    print("\nGrowth of distinct states per extra card: "
-          + ", ".join(f"{a}->{b}: {x:.1f}x" for a, b, x in zip(ks, ks[1:], growth))
-          + f" (geometric mean {g:.1f}x)")
-    print(f"A full 10-card solve: about {full:.1e} states, {full * 300 / 2**30:,.0f} GiB at "
-          "300 bytes a state")
+    if growth:
+        g = math.exp(statistics.mean(math.log(x) for x in growth))
+        top = ks[-1]
+        full = medians[top] * g ** (10 - top)
+        print("\nGrowth of distinct states per extra card: "
+              + ", ".join(f"{a}->{b}: {x:.1f}x" for a, b, x in zip(ks, ks[1:], growth))
+              + f" (geometric mean {g:.1f}x)")
+        print(f"A full 10-card solve: about {full:.1e} states")
 
 
 if __name__ == "__main__":

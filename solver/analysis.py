@@ -102,7 +102,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
             samples: int = 2000, seed: int = 0, time_limit: float | None = None,
             max_nodes: int = DEFAULT_MAX_NODES,
             progress: Callable[[int], None] | None = None,
-            memory: int = 8 * 2**30) -> Analysis:
+            memory: int = 8 * 2**30, workers: int | None = None) -> Analysis:
     """Analyse every card of player 1's hand.
 
     >>> from solver.position import parse_position
@@ -118,7 +118,8 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if opponents == "nash":
         from . import nash
-        return nash.analyse_nash(position, memory=memory)
+        return nash.analyse_nash(position, memory=memory, workers=workers,
+                                 time_limit=time_limit, progress=progress)
     if max_nodes < 1:
         raise NimmtError("--max-nodes must be at least 1")
     estimate = exact.estimate_nodes(position)

@@ -10,8 +10,11 @@ Bland's rule). This module solves the root, reports strategies, and verifies the
 from __future__ import annotations
 
 import math
+import os
+import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -43,15 +46,19 @@ NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT = -1, -2, -3, -4
 # (KEY_PRO words): each row's actual first and last cards, length and cows, then each
 # card in the hands as (card, owner).
 KEY_NORMAL, KEY_PRO = 3, 5
-EMPTY = -1                    # keys[slot, 0] of a free slot (no packed word 0 is -1)
-MAX_LOAD = 0.75               # the table doubles past this load, if --memory allows
-SLOT_BYTES = {False: 8 * KEY_NORMAL + 24, True: 8 * KEY_PRO + 24}  # key + (lo, hi, cows)
+EMPTY = 0                     # word 0 of a free slot (no key packs to 0)
+MAX_LOAD = 0.5                # the table doubles past this load (linear probing: short chains)
 _COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS], np.int64)
 # stats[] slots
-(N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_CAPACITY,
- N_STORED) = range(10)
-N_SLOTS = 10
-ABORT_NODES, ABORT_MEMORY = 1, 2
+(N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED) = range(9)
+N_SLOTS = 9
+ABORT_NODES, ABORT_FULL, ABORT_STOP = 1, 2, 3
+# control[] slots, shared by the workers: stop flag, entries stored, the most entries
+# allowed, and how many stores a worker adds to C_USED at a time (a shared count is
+# contended; the slack, C_EVERY per worker, stays well below the free slots)
+C_STOP, C_USED, C_LIMIT, C_EVERY = range(4)
+REPORT_EVERY = 4096
+STATS_STRIDE = 64    # each worker's stats array is this long: none shares a cache line
 P1_OWNER, P2_OWNER = 1, 2
 LEAVES = ROW_COUNT * ROW_COUNT  # a cell's outcomes: both cards' row choices
 
@@ -280,47 +287,74 @@ def _pack(tables, f, leaf, cards, owners, n, skip_a, skip_b, professional, key, 
             i_row += 1
         key[1 + slot // 16] |= ((owners[f, i] - 1) | (_COW_CODE[c] << 1)) << (4 * (slot % 16))
         slot += 1
-    while i_row < ROW_COUNT:  # dead rows
-        key[0] |= (slot | (tables[f, leaf, order[i_row], COWS_COLUMN] << 8)) << (13 * i_row)
-        i_row += 1
+    dead = i_row
+    for i in range(dead, ROW_COUNT):  # dead rows: no card reaches them, so their order
+        order[i] = tables[f, leaf, order[i], COWS_COLUMN]  # is no matter: by cows
+        j = i - 1
+        while j >= dead and order[j] > order[i]:
+            order[j], order[j + 1] = order[j + 1], order[j]
+            j -= 1
+    for i in range(dead, ROW_COUNT):
+        key[0] |= (slot | (order[i] << 8)) << (13 * i)
     key[0] |= slot << 52
 
 
 @jit
-def _slot(keys, key):
-    """Where ``key`` is in the table (open addressing, linear probing), or the free
-    slot where it would go."""
-    width = keys.shape[1]
-    h = 0
-    for i in range(width):
-        h = (h ^ key[i]) * -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
-        h ^= h >> 29
-    mask = keys.shape[0] - 1
-    s = h & mask
-    while True:
-        if keys[s, 0] == EMPTY:
-            return s
-        same = True
-        for i in range(width):
-            if keys[s, i] != key[i]:
-                same = False
-                break
-        if same:
-            return s
-        s = (s + 1) & mask
+def _mix(entries, s, key, width):
+    """The check word of slot s: a hash of its key and its three value words."""
+    h = 0x2545F4914F6CDD1D
+    for i in range(width + 3):
+        w = key[i] if i < width else entries[s, i]
+        h = (h ^ w) * -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
+        h ^= h >> 31
+    return h | 1  # never 0, the check of a slot never written
 
 
 @jit
-def _grown(keys, values):
-    """The table at twice the size, every entry moved."""
-    new_keys = np.full((keys.shape[0] * 2, keys.shape[1]), EMPTY, np.int64)
-    new_values = np.empty((keys.shape[0] * 2, values.shape[1]))
-    for s in range(keys.shape[0]):
-        if keys[s, 0] != EMPTY:
-            t = _slot(new_keys, keys[s])
-            new_keys[t] = keys[s]
-            new_values[t] = values[s]
-    return new_keys, new_values
+def _slot(entries, key, width):
+    """(slot, found): where ``key`` is in the table (open addressing, linear probing),
+    or the free slot where it would go. A slot whose check word does not match its
+    contents (another worker is writing it, or two wrote it at once) counts as some
+    other key's, so a lookup never reads a half-written entry."""
+    h = 0
+    for i in range(width):
+        h = (h ^ key[i]) * -7046029254386353131
+        h ^= h >> 29
+    mask = entries.shape[0] - 1
+    s = (h ^ (h >> 32)) & mask
+    for _ in range(entries.shape[0]):
+        if entries[s, 0] == EMPTY:
+            return s, False
+        same = True
+        for i in range(width):
+            if entries[s, i] != key[i]:
+                same = False
+                break
+        if same and entries[s, width + 3] == _mix(entries, s, key, width):
+            return s, True
+        s = (s + 1) & mask
+    return -1, False  # full (the callers keep it from happening: see C_EVERY)
+
+
+@jit
+def _write(entries, values, s, key, width, lo, hi, aux):
+    """Store (lo, hi, player 1's cows) under ``key`` in slot s, the check word last.
+    ``values`` is the float view of ``entries``: columns width.. hold the values."""
+    for i in range(width):
+        entries[s, i] = key[i]
+    values[s, width], values[s, width + 1], values[s, width + 2] = lo, hi, aux
+    entries[s, width + 3] = _mix(entries, s, key, width)
+
+
+@jit
+def _rehash(entries, new_entries, width):
+    """Move every whole entry into a table twice the size."""
+    for s in range(entries.shape[0]):
+        if entries[s, 0] != EMPTY:
+            key = entries[s, :width]
+            if entries[s, width + 3] == _mix(entries, s, key, width):
+                t, _ = _slot(new_entries, key, width)
+                new_entries[t, :] = entries[s, :]
 
 
 @jit
@@ -359,8 +393,10 @@ def _expand(tables, f, a, b, professional, leaves, diff, cows, n2, scratch):
 @jit
 def _combine(n1, n2, f, lo_owner, hi_owner, lo, hi, aux):
     """A cell's (lo, hi, player 1's cows) from its leaves' intervals (``lo[f]``,
-    ``hi[f]``): each row choice by its owner, player 1 the lowest, player 2 the highest
-    (the first of equals; player 1's cows are the chosen leaf's)."""
+    ``hi[f]``): each row choice by its owner, player 1 the lowest, player 2 the highest;
+    player 1's cows are the chosen leaf's, among equal values the fewest (the same
+    difference, so fewer cows for both): the same whatever order the rows are in, so
+    states that share a key share their cows too."""
     cell_lo, cell_hi, cell_aux = 0.0, 0.0, 0.0
     for o1 in range(n1):
         v_lo, v_hi, v_aux = 0.0, 0.0, 0.0
@@ -369,21 +405,21 @@ def _combine(n1, n2, f, lo_owner, hi_owner, lo, hi, aux):
             if o2 == 0:
                 v_lo, v_hi, v_aux = lo[f, leaf], hi[f, leaf], aux[f, leaf]
             elif hi_owner == P1_OWNER:
-                if hi[f, leaf] < v_hi:
+                if hi[f, leaf] < v_hi or (hi[f, leaf] == v_hi and aux[f, leaf] < v_aux):
                     v_aux = aux[f, leaf]
                 v_lo, v_hi = min(v_lo, lo[f, leaf]), min(v_hi, hi[f, leaf])
             else:
-                if lo[f, leaf] > v_lo:
+                if lo[f, leaf] > v_lo or (lo[f, leaf] == v_lo and aux[f, leaf] < v_aux):
                     v_aux = aux[f, leaf]
                 v_lo, v_hi = max(v_lo, lo[f, leaf]), max(v_hi, hi[f, leaf])
         if o1 == 0:
             cell_lo, cell_hi, cell_aux = v_lo, v_hi, v_aux
         elif lo_owner == P1_OWNER:
-            if v_hi < cell_hi:
+            if v_hi < cell_hi or (v_hi == cell_hi and v_aux < cell_aux):
                 cell_aux = v_aux
             cell_lo, cell_hi = min(cell_lo, v_lo), min(cell_hi, v_hi)
         else:
-            if v_lo > cell_lo:
+            if v_lo > cell_lo or (v_lo == cell_lo and v_aux < cell_aux):
                 cell_aux = v_aux
             cell_lo, cell_hi = max(cell_lo, v_lo), max(cell_hi, v_hi)
     return cell_lo, cell_hi, cell_aux
@@ -403,11 +439,10 @@ def _last_turn(tables, f, leaf, a, b, professional, s_source, s_leaves, s_diff, 
 
 
 @jit
-def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_capacity,
-           max_nodes, stats, root_value, root_aux, result):
+def _solve(table0, hand1, hand2, professional, memo_from, window, root_cells, entries,
+           values, control, max_nodes, stats, root_value, root_aux):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
-    root's cell values and player 1's cows into root_value / root_aux, the root's
-    (value, player 1's cows) into result.
+    root's cell values and player 1's cows into root_value / root_aux.
 
     An explicit stack of states, one frame per card played (numba cannot cache
     recursive functions). Each state is searched with a window (alpha, beta) and
@@ -416,16 +451,17 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
     builds every cell. A cell expands into its leaves (the row choices inside the
     turn) and each leaf's next state comes from the transposition table when what is
     stored there answers the window, from _last_turn when one card each is left, or
-    from a pushed frame. The table keeps (lo, hi, player 1's cows or NaN when not
-    exact) of states with at least ``memo_from`` cards each; it starts at ``capacity``
-    slots and doubles up to ``max_capacity`` (else stats[N_ABORTED] = ABORT_MEMORY).
+    from a pushed frame. The table (``entries``, ``values`` its float view; shared by
+    the workers) keeps (lo, hi, player 1's cows or NaN when not exact) of states with
+    at least ``memo_from`` cards each, up to control[C_LIMIT] entries: then the search
+    stops with ABORT_FULL (the caller doubles the table and calls again; every stored
+    state is kept). control[C_STOP] != 0 stops it too (ABORT_STOP). The root builds
+    the cells flagged in ``root_cells`` (other cells count as 0): the caller splits
+    the root between workers and solves its matrix game.
     """
     k0 = hand1.shape[0]
     levels = k0 + 1
     width = KEY_PRO if professional else KEY_NORMAL
-    keys = np.full((capacity, width), EMPTY, np.int64)
-    values = np.empty((capacity, 3))
-    stats[N_CAPACITY] = capacity
     f_table = np.zeros((levels, ROW_COUNT, 4), np.int64)
     f_cards = np.zeros((levels, 2 * HAND_SIZE), np.int64)   # both hands, ascending
     f_owners = np.zeros((levels, 2 * HAND_SIZE), np.int64)
@@ -472,7 +508,7 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
             j -= 1
         f_cards[0, j + 1], f_owners[0, j + 1] = card, P1_OWNER if i < k0 else P2_OWNER
     f_window[0, 0], f_window[0, 1] = -math.inf, math.inf
-    used = 0
+    unreported = 0
     top = 0
     fresh = True
     while True:
@@ -488,6 +524,11 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
             f_bounds[f, 0], f_bounds[f, 1] = -math.inf, math.inf
             f_sched[f, :] = 0
             f_sched[f, 0] = PHASE_FULL if f == 0 else PHASE_ROW
+            if f == 0:  # the root builds only root_cells (the others: another worker's)
+                for i in range(k):
+                    for j in range(k):
+                        if not root_cells[i, j]:
+                            f_lo[0, i, j] = f_hi[0, i, j] = f_aux[0, i, j] = 0.0
             f_cell[f], f_cell_window[f, 0], f_cell_window[f, 1] = _next_cell(
                 f_lo, f_hi, f_sched, f_bounds, f, k, alpha, beta, window)
             f_leaf[f] = -1
@@ -499,6 +540,9 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
             stats[N_CELLS] += 1
             if stats[N_CELLS] > max_nodes:
                 stats[N_ABORTED] = ABORT_NODES
+                return
+            if control[C_STOP] != 0:
+                stats[N_ABORTED] = ABORT_STOP
                 return
         pushed = False
         while f_leaf[f] < LEAVES:  # the leaves' next states
@@ -520,9 +564,10 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
                 if k - 1 >= memo_from:
                     _pack(l_table, f, leaf, f_cards, f_owners, 2 * k, a, b, professional, key,
                           order)
-                    s = _slot(keys, key)
-                    if keys[s, 0] != EMPTY:  # exact, or a bound that answers the window
-                        lo, hi, c = values[s, 0], values[s, 1], values[s, 2]
+                    s, found = _slot(entries, key, width)
+                    if found:  # exact, or a bound that answers the window
+                        found = False
+                        lo, hi, c = values[s, width], values[s, width + 1], values[s, width + 2]
                         if lo == hi and not math.isnan(c):
                             found = True
                         elif hi <= low:
@@ -569,6 +614,11 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
             f_cell[f], f_cell_window[f, 0], f_cell_window[f, 1] = cell, low, high
             f_leaf[f] = -1
             continue
+        if f == 0:  # the root's cells are built: its game is the caller's
+            control[C_USED] += unreported
+            root_value[:k, :k] = f_lo[0, :k, :k]
+            root_aux[:k, :k] = f_aux[0, :k, :k]
+            return
         if cell == NASH_BOUND:
             lo, hi, aux = f_bounds[f, 0], f_bounds[f, 1], math.nan
             stats[N_CUT] += 1
@@ -585,33 +635,29 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, capacity, max_
             for i in range(k):
                 for j in range(k):
                     aux += x[i] * y[j] * f_aux[f, i, j]
-        if f == 0:
-            root_value[:k, :k] = f_lo[0, :k, :k]
-            root_aux[:k, :k] = f_aux[0, :k, :k]
-            result[0], result[1] = lo, aux
-            return
-        if k >= memo_from:  # store it, doubling the table when it is full enough
-            s = _slot(keys, f_key[f])
-            if keys[s, 0] == EMPTY:
-                if used + 1 > MAX_LOAD * keys.shape[0]:
-                    if 2 * keys.shape[0] > max_capacity:
-                        stats[N_ABORTED] = ABORT_MEMORY
+        if k >= memo_from:  # store it
+            s, found = _slot(entries, f_key[f], width)
+            if s < 0:  # no free slot: double the table
+                control[C_STOP] = ABORT_FULL
+                stats[N_ABORTED] = ABORT_FULL
+                return
+            if not found:
+                _write(entries, values, s, f_key[f], width, lo, hi, aux)
+                stats[N_STORED] += 1
+                unreported += 1
+                if unreported >= control[C_EVERY]:  # the shared count, rarely: contended
+                    control[C_USED] += unreported
+                    unreported = 0
+                    if control[C_USED] >= control[C_LIMIT]:
+                        control[C_STOP] = ABORT_FULL
+                        stats[N_ABORTED] = ABORT_FULL
                         return
-                    keys, values = _grown(keys, values)
-                    stats[N_CAPACITY] = keys.shape[0]
-                    s = _slot(keys, f_key[f])
-                for i in range(width):
-                    keys[s, i] = f_key[f, i]
-                values[s, 0], values[s, 1], values[s, 2] = lo, hi, aux
-                used += 1
-                stats[N_STORED] = used
-            elif lo == hi or not (values[s, 0] == values[s, 1]
-                                  and not math.isnan(values[s, 2])):
-                if lo == hi:
-                    values[s, 0], values[s, 1], values[s, 2] = lo, hi, aux
-                else:  # both bounds: keep the tighter of each
-                    values[s, 0], values[s, 1] = max(lo, values[s, 0]), min(hi, values[s, 1])
-                    values[s, 2] = math.nan
+            elif lo == hi:
+                _write(entries, values, s, f_key[f], width, lo, hi, aux)
+            elif not (values[s, width] == values[s, width + 1]
+                      and not math.isnan(values[s, width + 2])):  # bounds: the tighter
+                _write(entries, values, s, f_key[f], width, max(lo, values[s, width]),
+                       min(hi, values[s, width + 1]), math.nan)
         top = f - 1  # back to the parent's leaf
         leaf = f_leaf[top]
         d = l_diff[top, leaf]
@@ -644,6 +690,7 @@ class NashResult:
     matrix: np.ndarray           # the root's cell values [p1 card, p2 card]
     stored: int = 0              # states in the transposition table
     table_bytes: int = 0         # its final size
+    workers: int = 1
 
     @property
     def exploitability(self) -> float:
@@ -680,21 +727,58 @@ def largest_fitting_k(position: Position, memory: int) -> int:
     return best
 
 
-def table_capacity(position: Position, memory: int) -> tuple[int, int]:
-    """(first, largest) transposition-table sizes in slots, powers of two: the first
-    from the state estimate, the largest that fits ``memory`` while it doubles (the old
-    and the new table side by side)."""
-    slot = SLOT_BYTES[position.professional]
+class Table:
+    """The transposition table the workers share: int64 rows of (key words, three value
+    words, a check word), ``values`` the same memory as floats. Allocated zeroed by
+    numpy: the system commits its pages as they are touched, and numpy asks for huge
+    pages for big arrays (fewer TLB misses on random probes)."""
+
+    def __init__(self, slots: int, width: int) -> None:
+        self.entries = np.zeros((slots, width + 4), np.int64)
+        self.values = self.entries.view(np.float64)
+        self.width = width
+
+    @property
+    def slots(self) -> int:
+        return self.entries.shape[0]
+
+    @property
+    def nbytes(self) -> int:
+        return self.entries.nbytes
+
+    def doubled(self) -> "Table":
+        bigger = Table(2 * self.slots, self.width)
+        _rehash(self.entries, bigger.entries, self.width)
+        return bigger
+
+
+def table_slots(position: Position, memory: int) -> tuple[int, int]:
+    """(first, largest) table sizes in slots, powers of two: the first from a quarter of
+    the state estimate (an upper estimate: the table doubles as it fills), the largest
+    that fits ``memory`` while it doubles (the old and the new table side by side)."""
+    slot = 8 * ((KEY_PRO if position.professional else KEY_NORMAL) + 4)
     largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
-    wanted = estimate_states(position) / MAX_LOAD
-    first = 1 << max(4, math.ceil(math.log2(max(16, wanted))))
+    wanted = estimate_states(position) / 4 / MAX_LOAD
+    first = 1 << max(10, math.ceil(math.log2(max(16, wanted))))
     return min(first, largest), largest
 
 
-def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
-               max_nodes: int = 10**12, window: bool = False) -> NashResult:
-    """Solve the equilibrium of the rest of the round. ``window=False`` builds every
-    cell it looks at exactly (no alpha-beta cut-offs; for comparison).
+class NashStopped(NimmtError):
+    """A time limit stopped the solve: an equilibrium needs every root cell."""
+
+
+def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**13,
+               window: bool = False, workers: int | None = None,
+               time_limit: float | None = None,
+               progress: Callable[[int], None] | None = None) -> NashResult:
+    """Solve the equilibrium of the rest of the round.
+
+    The root's cells (player 1's card, player 2's card) are handed out one at a time
+    to ``workers`` threads (default: one per core, at most two cells each) that share
+    one transposition table; the root's matrix game is solved here. ``progress(1)``
+    after each cell. ``window=True`` searches with alpha-beta windows (see _next_cell;
+    measured slower on these games, benchmarks/nash.py). Ctrl-C stops the workers and
+    re-raises; a ``time_limit`` raises NashStopped.
 
     >>> from solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -713,42 +797,101 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY,
             f"{memory / 2**30:.1f} GiB; the largest k that fits is {k_fit}: raise --memory or "
             "analyse a later position")
     k = position.cards_left
-    first, largest = table_capacity(position, memory)
+    width = KEY_PRO if position.professional else KEY_NORMAL
+    first, largest = table_slots(position, memory)
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
             np.asarray(position.hands[1], np.int64), position.professional, MEMO_FROM,
             window)
     if not _solve.signatures:  # compile or load first: times are the search's
-        _solve(*args, 16, 16, 0, np.zeros(N_SLOTS, np.int64), np.zeros((k, k)),
-               np.zeros((k, k)), np.zeros(2))
+        small = Table(16, width)
+        _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
+               np.zeros(4, np.int64), 0, np.zeros(N_SLOTS, np.int64), np.zeros((k, k)),
+               np.zeros((k, k)))
+    table = Table(first, width)
+    control = np.zeros(4, np.int64)
     stats = np.zeros(N_SLOTS, np.int64)
-    values, aux, result = np.zeros((k, k)), np.zeros((k, k)), np.zeros(2)
+    values, aux = np.zeros((k, k)), np.zeros((k, k))
+    todo = [(i, j) for j in range(k) for i in range(k)][::-1]  # popped from the end
+    lock = threading.Lock()
+    workers = max(1, min(workers or os.cpu_count() or 1, (k * k + 1) // 2))
+
+    def work() -> None:
+        while True:
+            with lock:
+                if not todo or control[C_STOP]:
+                    return
+                i, j = todo.pop()
+            cell = np.zeros((k, k), np.bool_)
+            cell[i, j] = True
+            own = np.zeros(STATS_STRIDE, np.int64)
+            cell_values, cell_aux = np.zeros((k, k)), np.zeros((k, k))
+            _solve(*args, cell, table.entries, table.values, control,
+                   max(0, max_nodes - int(stats[N_CELLS])), own, cell_values, cell_aux)
+            with lock:
+                stats[:] += own[:N_SLOTS]
+                if own[N_ABORTED]:
+                    todo.append((i, j))
+                    return
+                values[i, j], aux[i, j] = cell_values[i, j], cell_aux[i, j]
+            if progress:
+                progress(1)
+
     start = time.perf_counter()
-    _solve(*args, first, largest, max_nodes, stats, values, aux, result)
+    while todo:
+        stats[N_ABORTED] = 0
+        control[C_LIMIT] = int(MAX_LOAD * table.slots)
+        control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
+        threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.05)
+                    if time_limit is not None and time.perf_counter() - start > time_limit:
+                        control[C_STOP] = ABORT_STOP
+        except KeyboardInterrupt:
+            control[C_STOP] = ABORT_STOP
+            for t in threads:
+                t.join()
+            raise
+        if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
+            if 2 * table.slots > largest:
+                raise exact.BudgetExceeded(
+                    f"nash: the transposition table filled --memory {memory / 2**30:.1f} GiB "
+                    f"after {int(control[C_USED]):,} states; raise --memory or analyse a later "
+                    "position")
+            table = table.doubled()
+            control[C_STOP] = 0
+        elif control[C_STOP] == ABORT_STOP:
+            raise NashStopped(
+                f"nash stopped at the time limit ({time_limit:g} s) with {k * k - len(todo)} "
+                f"of {k * k} root cells solved; an equilibrium needs them all: allow more time "
+                "or analyse a later position")
+        elif todo:
+            raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     seconds = time.perf_counter() - start
-    if stats[N_ABORTED] == ABORT_MEMORY:
-        raise exact.BudgetExceeded(
-            f"nash: the transposition table filled --memory {memory / 2**30:.1f} GiB after "
-            f"{stats[N_STORED]:,} states; raise --memory or analyse a later position")
-    if stats[N_ABORTED]:
-        raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
-    value, _ = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+    value, pure = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+    stats[N_SADDLE if pure else N_LP] += 1  # the root's game
     x, y = x[:k], y[:k]
-    p1_cows = float(result[1])
+    p1_cows = float(x @ aux @ y)
     return NashResult(float(value), position.hand, position.hands[1], tuple(map(float, x)),
                       tuple(map(float, y)), tuple(map(float, values @ y)),
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
                       int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
-                      values, int(stats[N_STORED]), int(stats[N_CAPACITY]) * SLOT_BYTES[
-                          position.professional])
+                      values, int(control[C_USED]), table.nbytes, workers)
 
 
-def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**12):
+def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, workers: int | None = None,
+                 time_limit: float | None = None,
+                 progress: Callable[[int], None] | None = None):
     """``analysis.analyse`` for opponents='nash'."""
     from .analysis import Analysis, CardAnalysis
 
-    r = solve_nash(position, memory=memory)
+    r = solve_nash(position, memory=memory, workers=workers, time_limit=time_limit,
+                   progress=progress)
     order = sorted(range(len(r.p1_cards)), key=lambda i: (r.p1_ev[i], r.p1_cards[i]))
     cards = tuple(CardAnalysis(card=r.p1_cards[i], value=r.p1_ev[i],
                                regret=max(0.0, r.p1_ev[i] - r.value),  # >= 0 up to rounding
@@ -759,7 +902,8 @@ def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: in
              "p2_expected_cows": r.p2_cows, "states": r.states,
              "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
              "best_reply_saddles": r.best_reply_saddles, "bound_cutoffs": r.bound_cutoffs,
-             "exploitability": r.exploitability,
+             "exploitability": r.exploitability, "workers": r.workers,
+             "table_bytes": r.table_bytes,
              "p2_strategy": [{"card": c, "value": v, "frequency": f}
                              for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)]}
     return Analysis(position, "nash", "exact",

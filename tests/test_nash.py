@@ -764,3 +764,73 @@ def test_windowed_search_against_brute_force(name, solved):
 def test_windowed_search_cuts_off_states():
     r = solve_nash(dealt("tactical", "normal", 5, 33), window=True)
     assert r.bound_cutoffs > 0
+
+
+# ---------------------------------------------------------------- workers and the table
+
+from solver import nash as nash_module  # noqa: E402
+
+
+@pytest.mark.parametrize("case", [("tactical", "normal", 5, 41), ("logic", "professional", 5, 42),
+                                  ("tactical", "normal", 6, 43)], ids=dealt_id)
+def test_workers_share_the_table_and_agree(case):
+    """Two threads on one shared table: the same root, strategies and cows as one
+    (ties between equal choices are broken by cows, not by which thread came first)."""
+    position = dealt(*case)
+    one, two = solve_nash(position, workers=1), solve_nash(position, workers=2)
+    assert two.workers == 2
+    assert two.value == pytest.approx(one.value, abs=TOL)
+    np.testing.assert_allclose(two.matrix, one.matrix, rtol=0, atol=TOL)
+    assert two.p1_frequency == pytest.approx(one.p1_frequency, abs=TOL)
+    assert two.p1_cows == pytest.approx(one.p1_cows, abs=TOL)
+
+
+def test_table_doubles_as_it_fills_and_keeps_every_state(monkeypatch):
+    position = dealt("tactical", "normal", 6, 44)
+    expected = solve_nash(position)
+    monkeypatch.setattr(nash_module, "estimate_states", lambda *a, **k: 1)
+    grown = solve_nash(position, workers=2)
+    assert grown.table_bytes > 1024 * 8 * (nash_module.KEY_NORMAL + 4)  # it doubled
+    assert grown.value == pytest.approx(expected.value, abs=TOL)
+    np.testing.assert_allclose(grown.matrix, expected.matrix, rtol=0, atol=TOL)
+    assert grown.p1_cows == pytest.approx(expected.p1_cows, abs=TOL)
+    assert grown.stored >= 0.9 * expected.stored  # nothing solved twice over
+
+
+def test_table_that_outgrows_memory_refuses(monkeypatch):
+    monkeypatch.setattr(nash_module, "estimate_states", lambda *a, **k: 1)
+    with pytest.raises(NimmtError, match="filled --memory"):
+        solve_nash(dealt("tactical", "normal", 6, 44), memory=200_000)
+
+
+def test_time_limit_stops_with_a_clear_error():
+    with pytest.raises(nash_module.NashStopped, match="time limit"):
+        solve_nash(dealt("tactical", "normal", 7, 45), time_limit=1e-6)
+
+
+def test_progress_counts_root_cells():
+    seen = []
+    position = dealt("tactical", "normal", 4, 46)
+    solve_nash(position, progress=seen.append)
+    assert seen == [1] * 16
+
+
+def test_torn_entry_is_never_read():
+    """The check word guards each entry: a value changed behind its back (a write in
+    progress, or two at once) makes the entry invisible, so it is solved again."""
+    table = nash_module.Table(16, 3)
+    key = np.array([5, 6, 7], np.int64)
+    s, found = nash_module._slot(table.entries, key, 3)
+    assert not found
+    nash_module._write(table.entries, table.values, s, key, 3, 1.5, 1.5, 2.0)
+    assert nash_module._slot(table.entries, key, 3) == (s, True)
+    table.values[s, 4] = 9.0  # hi changed, check word not
+    t, found = nash_module._slot(table.entries, key, 3)
+    assert not found and t != s
+
+
+def test_cli_time_limit_is_one_line(runner):
+    result = invoke(runner, "analyse", format_position(dealt("tactical", "normal", 7, 45)),
+                    "--opponents", "nash", "--time-limit", "0.000001")
+    assert_one_line_error(result)
+    assert "time limit" in result.stderr
