@@ -191,8 +191,9 @@ def render_analysis(analysis, tablefmt: str) -> str:
                      f"equilibrium you expect {e['p1_expected_cows']:.3f} cows, player 2 "
                      f"{e['p2_expected_cows']:.3f}; states decided: {e['matrix_games']:,} by LP, "
                      f"{e['saddle_points']:,} by a saddle point of the whole matrix, "
-                     f"{e['best_reply_saddles']:,} by best replies, {e['bound_cutoffs']:,} by "
-                     "a bound (alpha-beta)")
+                     f"{e['best_reply_saddles']:,} by best replies"
+                     + (f", {e['bound_cutoffs']:,} by a bound (alpha-beta)"
+                        if e['bound_cutoffs'] else ""))
     now_label = "cows now" if analysis.opponents != "worst" else "cows now (line)"
     headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
     headers += ["± stderr", "95% interval"] if mc else []

@@ -40,6 +40,9 @@ STATES_AT_4, GROWTH_PER_CARD = 2700, 10.0
 MAX_ALTERNATIONS = 3          # best-reply rounds before a state builds every cell
 PHASE_ROW, PHASE_COLUMN, PHASE_FULL, PHASE_SADDLE = 0, 1, 2, 3
 NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT = -1, -2, -3, -4
+# windows shift by each leaf's cows, so a bound comes back rounded: within SLACK it counts
+# as reached (else a cell could be searched again in the same window for ever)
+SLACK = 1e-12
 # A state's key, normal placement (KEY_NORMAL words): rows by last card, each as (rank
 # of its last card among the cards in the hands, length, cows), the number of cards in
 # the hands, then each card in the hands, ascending, as (owner, cow code). Professional
@@ -152,7 +155,7 @@ def _decided(bounds, sched, f, alpha, beta):
     if bounds[f, 1] - bounds[f, 0] <= 1e-12:
         sched[f, 0], sched[f, 1], sched[f, 2] = PHASE_SADDLE, sched[f, 4], sched[f, 5]
         return NASH_EXACT
-    if bounds[f, 1] <= alpha or bounds[f, 0] >= beta:
+    if bounds[f, 1] <= alpha + SLACK or bounds[f, 0] >= beta - SLACK:
         return NASH_BOUND
     return 0
 
@@ -196,7 +199,8 @@ def _next_cell(lo, hi, sched, bounds, f, k, alpha, beta, window):
                 for b2 in range(k):
                     if b2 != b and lo[f, r, b2] > low:
                         low = lo[f, r, b2]
-                if low >= beta or hi[f, r, b] <= low or lo[f, r, b] >= beta:
+                if (low >= beta - SLACK or hi[f, r, b] <= low + SLACK
+                        or lo[f, r, b] >= beta - SLACK):
                     continue
                 return r * 16 + b, low, beta
             best_lo, top = -math.inf, -math.inf
@@ -220,7 +224,8 @@ def _next_cell(lo, hi, sched, bounds, f, k, alpha, beta, window):
             for a2 in range(k):
                 if a2 != a and hi[f, a2, c] < high:
                     high = hi[f, a2, c]
-            if high <= alpha or lo[f, a, c] >= high or hi[f, a, c] <= alpha:
+            if (high <= alpha + SLACK or lo[f, a, c] >= high - SLACK
+                    or hi[f, a, c] <= alpha + SLACK):
                 continue
             return a * 16 + c, alpha, high
         least_hi, bottom = math.inf, math.inf
@@ -570,9 +575,9 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, root_cells, en
                         lo, hi, c = values[s, width], values[s, width + 1], values[s, width + 2]
                         if lo == hi and not math.isnan(c):
                             found = True
-                        elif hi <= low:
+                        elif hi <= low + SLACK:
                             found, lo, c = True, -math.inf, math.nan
-                        elif lo >= high:
+                        elif lo >= high - SLACK:
                             found, hi, c = True, math.inf, math.nan
                         stats[N_HITS] += found
                 if not found:  # push the next state
