@@ -1,11 +1,12 @@
 """The two-player equilibrium (model ``nash``): both hands known, the rest of the round
 as a zero-sum simultaneous-move game on (player 1's cows - player 2's cows).
 
-Backward induction in ``exact._search`` (model nash): each state's value is the value
-of the k-by-k matrix game of its cells, a cell being both cards resolved (row choices
-inside it as sequential min/max) plus the next state's value. Matrix games are solved
-by ``exact._matrix_game`` (pure saddle points directly, otherwise a dense simplex with
-Bland's rule). This module solves the root, reports strategies, and verifies them.
+Backward induction in the kernel ``_solve``: each state's value is the value of the
+k-by-k matrix game of its cells, a cell being both cards resolved (row choices inside
+it as sequential min/max) plus the next state's value; best replies first, a pure saddle
+point ends a state early; matrix games by ``_matrix_game`` (a dense simplex with Bland's
+rule). States live in a shared open-addressing table (``Table``); ``solve_nash`` hands
+the root's cells to worker threads, solves the root's game and reports strategies.
 """
 from __future__ import annotations
 
@@ -24,12 +25,12 @@ from .engine import (COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_
 from .position import Position
 from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
 
-BYTES_PER_STATE = 300   # measured peak: typed-dict memo, 14-word keys (benchmarks/nash.py)
+BYTES_PER_STATE = 320   # measured peak, k = 6..8, table doubling included (benchmarks/nash.py)
 DEFAULT_MEMORY = 8 * 2**30
 MEMO_FROM = 2   # states with fewer cards each are solved again rather than stored (measured)
-# Distinct states grow about tenfold per card in hand (measured k = 4..8, benchmarks/nash.py);
+# Distinct states grow 8-20 times per card in hand (measured k = 4..8, benchmarks/nash.py);
 # the estimate is set at or above every count measured.
-STATES_AT_4, GROWTH_PER_CARD = 2700, 10.0
+STATES_AT_4, GROWTH_PER_CARD = 2000, 10.0
 
 
 # ---------------------------------------------------------------- kernels
