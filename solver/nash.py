@@ -821,7 +821,16 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     lock = threading.Lock()
     workers = max(1, min(workers or os.cpu_count() or 1, (k * k + 1) // 2))
 
+    failures: list[BaseException] = []
+
     def work() -> None:
+        try:
+            solve_cells()
+        except BaseException as error:  # handed to the main thread, re-raised there
+            control[C_STOP] = ABORT_STOP
+            failures.append(error)
+
+    def solve_cells() -> None:
         while True:
             with lock:
                 if not todo or control[C_STOP]:
@@ -861,6 +870,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
             for t in threads:
                 t.join()
             raise
+        if failures:
+            raise failures[0]
         if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
             if 2 * table.slots > largest:
                 raise exact.BudgetExceeded(
