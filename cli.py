@@ -57,6 +57,29 @@ class PositionType(click.ParamType):
 POSITION = click.argument("position", type=PositionType())
 
 
+class OutputPath(click.ParamType):
+    """An output file, checked when the command line is read, before any work: its folder
+    must exist and take a new file; devices, FIFOs, sockets and folders are refused; a
+    symbolic link is written through. ``-`` means standard output unless ``refuse_stdout``
+    gives the reason this command cannot stream."""
+
+    name = "FILE"
+
+    def __init__(self, refuse_stdout: str | None = None) -> None:
+        self.refuse_stdout = refuse_stdout
+
+    def convert(self, value, param, ctx):
+        from solver.fileio import check_output_path
+
+        if value == "-":
+            if self.refuse_stdout is None:
+                return value
+            raise NimmtError(f"--output - (standard output) is not supported here: "
+                             f"{self.refuse_stdout}")
+        check_output_path(value)  # NimmtError -> one line, exit 2
+        return value
+
+
 class SizeType(click.ParamType):
     """A memory size: 4G, 512M, 1.5G, or a number of GiB."""
 
@@ -306,7 +329,9 @@ cli.add_command(analyse, name="analyze")
 
 @cli.command(context_settings=CONTEXT)
 @POSITION
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--output", "-o", default=None,
+              type=OutputPath("the format follows the file's suffix; give a file name, or use "
+                              "--format text to print the tree"),
               help="File to write; the format follows the suffix: .graphml .gexf .json .dot "
                    ".svg .png (the last two need Graphviz).")
 @click.option("--format", "fmt", type=click.Choice(["file", "text"]), default="file",
@@ -558,7 +583,11 @@ def puzzles() -> None:
                    "unit (default: worst 1, random and nash 0.5).")
 @click.option("--easy", is_flag=True, help="Keep puzzles that every simple bot solves.")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), required=True)
+@click.option("--output", "-o", required=True,
+              type=OutputPath("a puzzle set is written to a file (atomically); give a file "
+                              "name"),
+              help="File to write (checked before generating). An interrupted run writes what "
+                   "it has, marked incomplete, beside an existing file as NAME.partial.json.")
 @seed_option
 def puzzles_generate(variant, players, placement, cards_left, count, model, min_margin, easy,
                      workers, output, seed) -> None:
@@ -568,8 +597,11 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
     Example:
       nimmt puzzles generate --players 3 --cards-left 4 --count 30 --seed 1 --output p3.json
     """
+    import os
+
     from puzzles.core import DEFAULT_MARGIN, Settings, generate
     from puzzles.files import FORMAT, VERSION, save_set
+    from solver.fileio import output_target, partial_path
 
     used = _fresh_seed(seed)
     margin = DEFAULT_MARGIN[model] if min_margin is None else min_margin
@@ -585,14 +617,22 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
         state["kept"] = kept
 
     start = time.perf_counter()
+    report: dict = {}
     try:
-        found, tried = generate(settings, count, workers=workers, progress=progress)
+        found, tried = generate(settings, count, workers=workers, progress=progress,
+                                report=report)
     finally:
         bar.close()
     seconds = time.perf_counter() - start
+    interrupted = report.get("interrupted", False)
+    if not found and interrupted:
+        click.echo(f"nimmt: interrupted after {tried} candidates, before any puzzle was kept; "
+                   f"nothing written", err=True)
+        sys.exit(130)
     if not found:
         _fail(f"no puzzle found among {tried} candidates; lower --min-margin or try --easy")
     data = {"format": FORMAT, "version": VERSION, "command": command,
+            "complete": not interrupted,
             "settings": {"variant": variant, "players": players, "placement": placement,
                          "cards_left": cards_left, "model": model, "min_margin": margin,
                          "easy": easy, "seed": used},
@@ -600,6 +640,16 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
                       "acceptance": round(len(found) / tried, 4),
                       "kept_per_minute": round(60 * len(found) / max(seconds, 1e-9), 1)},
             "puzzles": found}
+    if interrupted:  # never replace a file with less: an existing one stays as it was
+        data["note"] = (f"incomplete: interrupted after {tried} candidates with {len(found)} of "
+                        f"{count} puzzles; run the command again for the whole set")
+        target = output_target(output)
+        where = partial_path(target) if os.path.lexists(target) else output
+        save_set(data, where)
+        kept = f"; {output} was left as it was" if where != output else ""
+        click.echo(f"nimmt: interrupted: wrote {where}: {len(found)} of {count} puzzles, "
+                   f"marked incomplete{kept}", err=True)
+        sys.exit(130)
     save_set(data, output)
     note = "" if len(found) == count else f" (asked for {count}; stopped or ran out)"
     click.echo(f"wrote {output}: {len(found)} puzzles from {tried} candidates{note}, "
@@ -741,8 +791,8 @@ def puzzles_check(file: str) -> None:
 @puzzles.command("export", context_settings=CONTEXT)
 @click.argument("file")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "html"]), required=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
-              help="File to write (default: standard output).")
+@click.option("--output", "-o", type=OutputPath(), default=None,
+              help="File to write (default, or -: standard output).")
 def puzzles_export(file: str, fmt: str, output: str | None) -> None:
     """Export a set for printing or sharing, with a picture of the rows (SVG).
 
@@ -756,7 +806,7 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
 
     data = load_set(file)
     text = render.export_markdown(data) if fmt == "markdown" else render.export_html(data)
-    if output:
+    if output and output != "-":
         atomic_write_text(output, text)
         click.echo(f"wrote {output}: {len(data['puzzles'])} puzzles")
     else:

@@ -12,6 +12,7 @@ candidate index, so a set is the same for a seed whatever the number of workers.
 from __future__ import annotations
 
 import hashlib
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -196,11 +197,18 @@ def check_settings(settings: Settings) -> None:
         raise NimmtError("--min-margin must not be negative")
 
 
+def _ignore_sigint() -> None:
+    """Worker processes leave Ctrl-C to the parent, which stops them (no worker traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def generate(settings: Settings, count: int, workers: int = 1,
              progress: Callable[[int, int], None] | None = None,
-             max_candidates: int | None = None) -> tuple[list[dict], int]:
+             max_candidates: int | None = None,
+             report: dict | None = None) -> tuple[list[dict], int]:
     """The first ``count`` puzzles by candidate index; returns (puzzles, candidates tried).
-    Ctrl-C stops and returns what was kept so far."""
+    Ctrl-C stops and returns what was kept so far; ``report["interrupted"]`` (when a dict
+    is given) then says so, so that the caller can mark the result incomplete."""
     check_settings(settings)
     limit = max_candidates or 200 * count
     kept: dict[int, dict] = {}
@@ -213,7 +221,8 @@ def generate(settings: Settings, count: int, workers: int = 1,
             yield list(range(start, min(start + chunk, limit)))
             start += chunk
 
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
+    interrupted = False
     try:
         for batch in batches():
             jobs = [(settings, i) for i in batch]
@@ -227,10 +236,12 @@ def generate(settings: Settings, count: int, workers: int = 1,
             if len(kept) >= count:
                 break
     except KeyboardInterrupt:
-        pass
+        interrupted = True
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
+    if report is not None:
+        report["interrupted"] = interrupted
     chosen = [kept[i] for i in sorted(kept)][:count]
     if chosen and len(kept) >= count:
         tried = max(int(p["id"].rsplit("-", 1)[1]) for p in chosen) + 1

@@ -11,7 +11,7 @@ import json
 import os
 from importlib import resources
 
-from solver.fileio import atomic_write_text
+from solver.fileio import atomic_write_text, note, read_json
 from solver.rules import NimmtError
 
 FORMAT, VERSION = "nimmt-puzzles", 1
@@ -54,18 +54,24 @@ def shipped_sets() -> dict[str, str]:
             if entry.name.endswith(".json")}
 
 
+SET_FILE_LIMIT = 64 * 2**20  # bytes; a puzzle takes about 1.5 KB
+
+
 def load_set(name_or_path: str) -> dict:
-    """A puzzle set from a file path, or a shipped set by name."""
-    if os.path.exists(name_or_path):
-        try:
-            with open(name_or_path, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, json.JSONDecodeError) as e:
-            raise NimmtError(f"cannot read puzzle set {name_or_path}: {e}") from None
-        return validate(data, name_or_path)
+    """A puzzle set: a shipped set by its name, else a file path.
+
+    A bare shipped name (``two-player-endgames``) is always the shipped set, even when a
+    file of that name (or that name plus .json) is in the current folder; a note on stderr
+    says so once. Any other argument (``./two-player-endgames``, ``mine.json``) is a file."""
     shipped = shipped_sets()
     if name_or_path in shipped:
+        local = [f for f in (name_or_path, name_or_path + ".json") if os.path.lexists(f)]
+        if local:
+            note(f"{name_or_path} is the shipped puzzle set; write ./{local[0]} to read the "
+                 "file in this folder")
         return validate(json.loads(shipped[name_or_path]), name_or_path)
+    if os.path.lexists(name_or_path):
+        return validate(read_json(name_or_path, "puzzle set", SET_FILE_LIMIT), name_or_path)
     raise NimmtError(f"no puzzle set {name_or_path!r}: give a file or one of the shipped sets "
                      f"({', '.join(shipped)})")
 

@@ -26,15 +26,18 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from numba import njit
 
+from . import kernel_cache
 from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
 
+CACHE = kernel_cache.configure()  # a writable cache folder (or none) before numba needs one
+from numba import njit  # noqa: E402
+
 # Numba flags live here and nowhere else.
-jit = njit(cache=True, nogil=True)
+jit = njit(cache=CACHE, nogil=True)
 # Rule steps on the hot path are inlined at numba-IR level (measured 3x faster per card
 # than plain calls); bigger functions stay calls to keep compile time down.
-jit_inline = njit(cache=True, nogil=True, inline="always")
+jit_inline = njit(cache=CACHE, nogil=True, inline="always")
 
 FIRST, LAST, LENGTH, COWS_COLUMN = 0, 1, 2, 3
 # What _find_end reports.

@@ -9,7 +9,6 @@ the canonical string and ``parse_position(format_position(p)) == p``.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -301,20 +300,22 @@ def format_position(position: Position) -> str:
     return " ".join(parts)
 
 
+POSITION_FILE_LIMIT = 2**20  # bytes: a position file is a few hundred
+
+
 def load_position(argument: str) -> Position:
     """A POSITION argument: the notation, a built-in example's name, or the path of a
-    JSON file with the same keys."""
+    JSON file with the same keys. An example's name wins over a file of that name (write
+    ``./example`` for the file; a note on stderr says so)."""
+    from .fileio import note, read_json
+
     if argument.strip() in EXAMPLES:
+        if os.path.lexists(argument):
+            note(f"{argument} is the built-in example; write ./{argument} to read the file "
+                 "of that name")
         return parse_position(EXAMPLES[argument.strip()])
-    if argument.strip().endswith(".json") or (os.path.isfile(argument) and "=" not in argument):
-        try:
-            with open(argument, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as e:
-            raise NimmtError(f"cannot read {argument}: {e.strerror}; give a position or a "
-                             "JSON file") from None
-        except json.JSONDecodeError as e:
-            raise NimmtError(f"{argument} is not valid JSON (line {e.lineno}): {e.msg}") from None
+    if argument.strip().endswith(".json") or (os.path.lexists(argument) and "=" not in argument):
+        data = read_json(argument, "position file", POSITION_FILE_LIMIT)
         if not isinstance(data, dict):
             raise NimmtError(f"{argument} must hold a JSON object with the position's keys")
         return position_from_mapping(data)
