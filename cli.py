@@ -62,8 +62,10 @@ def _command_path(ctx: click.Context | None) -> str:
 
 
 def _short_quotes(message: str) -> str:
-    """click's messages quote what the user typed: cut each quotation to 40 characters."""
-    return re.sub(r"'([^']{40})[^']+'", r"'\1...'", message)
+    """click's messages quote what the user typed ('...' or, for extra arguments, (...)):
+    cut each quotation to 40 characters."""
+    message = re.sub(r"'([^']{40})[^']+'", r"'\1...'", message)
+    return re.sub(r"\(([^()]{40})[^()]+\)", r"(\1...)", message)
 
 
 def _usage(message: str) -> None:

@@ -158,6 +158,8 @@ BAD_OPTIONS = [
     (("tree", "example", "--format", "text", "--min-probability", "nan"),
      "'nan' is not a finite number"),
     (("analyse", "example", "--opponents", "x" * 10_000), "is not one of"),
+    (("analyse", "example", "y" * 10_000), "unexpected extra argument"),
+    (("deal", "--players", "9" * 10_000), "is not a valid integer"),
 ]
 
 
