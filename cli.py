@@ -465,8 +465,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         hidden = len(position.hidden_players)
         raise NimmtError(
             f"solve-deal needs 2 players with both hands known; this position has "
-            f"{plural(position.players, 'player')}" + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
-            + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
+            f"{plural(position.players, 'player')}"
+            + (f", {plural(hidden, 'hand')} hidden" if hidden else "") + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
     k = position.cards_left
     fit = largest_fitting_k(position, memory)
     plan = [{"cards_left": j, "states": estimate_states(position, j),
@@ -758,7 +758,8 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
     if shuffle:
         used = _fresh_seed(seed)
         random.Random(used).shuffle(chosen)
-        click.echo(f"shuffled with seed {used} (give --shuffle --seed {used} to repeat the order)\n")
+        click.echo(f"shuffled with seed {used} (give --shuffle --seed {used} to repeat the "
+                   "order)\n")
     chosen = chosen[:count] if count else chosen
     score = asked = 0
     interrupted = False

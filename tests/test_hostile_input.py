@@ -163,7 +163,8 @@ BAD_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("args,message", BAD_OPTIONS, ids=[" ".join(a)[:60] for a, _ in BAD_OPTIONS])
+@pytest.mark.parametrize("args,message", BAD_OPTIONS,
+                         ids=[" ".join(a)[:60] for a, _ in BAD_OPTIONS])
 def test_options_that_do_not_go(runner, args, message):
     line = assert_one_line_error(invoke(runner, *args))
     assert message in line, line
