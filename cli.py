@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import secrets
 import sys
 import time
@@ -12,7 +14,7 @@ import click
 from tabulate import tabulate
 
 from solver.position import Position, format_position, load_position
-from solver.rules import DEFAULT_THRESHOLD, PLACEMENTS, VARIANTS, NimmtError, Rules
+from solver.rules import DEFAULT_THRESHOLD, PLACEMENTS, VARIANTS, NimmtError, Rules, cut, plural
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -22,25 +24,63 @@ class NimmtGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        if sys.stderr.isatty():  # a first run compiles the kernels: say why it is slow
+            from solver import notice
+
+            notice.on_compile = lambda: click.echo(COMPILE_NOTICE, err=True)
         try:
             result = super().main(*args, **kwargs)
         except NimmtError as e:
             _fail(str(e))
         except click.UsageError as e:
-            hint = f" (see: nimmt {e.ctx.info_name} --help)" if e.ctx and e.ctx.parent else \
-                " (see: nimmt --help)"
-            _fail(e.format_message().replace("\n", " ") + hint)
+            _fail(_short_quotes(e.format_message().replace("\n", " "))
+                  + f" (see: {_command_path(e.ctx)} --help)")
         except click.ClickException as e:
-            _fail(e.format_message().replace("\n", " "))
+            _fail(_short_quotes(e.format_message().replace("\n", " ")))
         except click.Abort:
             click.echo("nimmt: interrupted", err=True)
             sys.exit(130)
         sys.exit(result if isinstance(result, int) else 0)
 
 
+COMPILE_NOTICE = ("nimmt: compiling the numba kernels for their first use (up to a minute or "
+                  "two; they are cached, later runs start in about a second)")
+
+
 def _fail(message: str) -> None:
     click.echo(f"nimmt: error: {message}", err=True)
     sys.exit(2)
+
+
+def _command_path(ctx: click.Context | None) -> str:
+    """``nimmt puzzles show``: the command an error belongs to, for its --help hint."""
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name)
+        ctx = ctx.parent
+    return " ".join(["nimmt", *reversed(names)])
+
+
+def _short_quotes(message: str) -> str:
+    """click's messages quote what the user typed ('...' or, for extra arguments, (...)):
+    cut each quotation to 40 characters."""
+    message = re.sub(r"'([^']{40})[^']+'", r"'\1...'", message)
+    return re.sub(r"\(([^()]{40})[^()]+\)", r"(\1...)", message)
+
+
+def _usage(message: str) -> None:
+    """Options that do not go together: one line with the command's --help hint."""
+    raise click.UsageError(message, click.get_current_context())
+
+
+class FiniteFloat(click.FloatRange):
+    """A float range that also refuses nan and inf (nan compares as inside any range)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{cut(value)!r} is not a finite number", param, ctx)
+        return number
 
 
 class PositionType(click.ParamType):
@@ -80,8 +120,17 @@ class OutputPath(click.ParamType):
         return value
 
 
+def physical_memory() -> int | None:
+    """This machine's RAM in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 class SizeType(click.ParamType):
-    """A memory size: 4G, 512M, 1.5G, or a number of GiB."""
+    """A memory size with its unit: 4G, 512M, 1.5G (K, M, G, T; powers of 1024). At most
+    the machine's RAM; a default above it is lowered to it."""
 
     name = "SIZE"
     units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
@@ -93,13 +142,25 @@ class SizeType(click.ParamType):
         scale = self.units.get(text[-1:], None)
         number = text[:-1] if scale else text
         try:
-            size = float(number) * (scale or 2**30)
+            size = float(number) * (scale or 1)
         except ValueError:
             size = math.nan
         if not math.isfinite(size):
-            self.fail(f"{value!r} is not a size; write for example 4G or 512M", param, ctx)
+            self.fail(f"{cut(value)!r} is not a size; write for example 4G or 512M", param, ctx)
+        if scale is None:
+            self.fail(f"{cut(value)!r} has no unit; write for example {cut(value)}G or "
+                      f"{cut(value)}M (K, M, G, T)", param, ctx)
         if size < 2**20:
             self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
+        ram = physical_memory()
+        if ram and size > ram:
+            from click.core import ParameterSource
+
+            if ctx is not None and param is not None and \
+                    ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT:
+                return ram
+            self.fail(f"{value!r} is more than this machine's memory ({ram / 2**30:.1f} GiB); "
+                      f"give at most {math.floor(ram / 2**30)}G", param, ctx)
         return int(size)
 
 
@@ -264,13 +325,14 @@ def render_analysis(analysis, tablefmt: str) -> str:
               show_default=True, help="auto: exact search when its estimate fits --max-nodes.")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
-@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
+@click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
               help="Seconds; Monte Carlo stops then and reports what it has (nash stops "
                    "with an error: an equilibrium needs the whole search).")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s).")
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
-              help="nash: memory for the transposition table; larger solves refuse.")
+              help="nash: memory for the transposition table, with a unit: 8G, 512M (at most "
+                   "the machine's RAM); larger solves refuse.")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
               help="nash: threads sharing the search (default: one per core).")
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
@@ -295,6 +357,13 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
       nimmt analyse example-standard --samples 5000 --seed 1 --time-limit 10
       nimmt analyse example --opponents nash --both-sides --verify
     """
+    if opponents == "nash" and method == "montecarlo":
+        _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
+               "solved exactly); drop --method, or use --opponents random")
+    nash_only = [name for name, on in (("--both-sides", both_sides), ("--verify", verify)) if on]
+    if nash_only and opponents != "nash":
+        _usage(f"{' and '.join(nash_only)} appl{'ies' if len(nash_only) == 1 else 'y'} only to "
+               f"--opponents nash; add --opponents nash or drop {' and '.join(nash_only)}")
     from solver.analysis import DEFAULT_MAX_NODES
     from solver.analysis import analyse as run
 
@@ -340,7 +409,7 @@ cli.add_command(analyse, name="analyze")
               show_default=True)
 @click.option("--depth", type=click.IntRange(1, 10), default=None,
               help="Turns to expand (default: the rest of the round).")
-@click.option("--min-probability", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+@click.option("--min-probability", type=FiniteFloat(0, 1), default=0.0, show_default=True,
               help="Leave out opponent card sets less likely than this.")
 @click.option("--best-only", is_flag=True, help="Only player 1's optimal cards and row choices.")
 @click.option("--merge", is_flag=True, help="Join transpositions: a DAG keyed by state.")
@@ -391,7 +460,8 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               show_default=True, help="Deck of the dealt position (when none is given).")
 @click.option("--placement", type=click.Choice(PLACEMENTS), default="normal", show_default=True)
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
-              help="Memory for the transposition table.")
+              help="Memory for the transposition table, with a unit: 8G, 512M (at most the "
+                   "machine's RAM).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @seed_option
@@ -407,12 +477,21 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
     Example:
       nimmt solve-deal --seed 3
     """
-    from solver.game import deal_position
-    from solver.nash import BYTES_PER_STATE, estimate_states, largest_fitting_k
+    from solver.game import deal_position, play_random_turns
+    from solver.nash import BYTES_PER_STATE, check_nash_position, estimate_states, largest_fitting_k
 
     used = _fresh_seed(seed)
+    dealt = position is None
     if position is None:
         position = deal_position(Rules(variant, 2, placement), 10, used)
+    try:
+        check_nash_position(position)  # before any work: 2 players, both hands known
+    except NimmtError:
+        hidden = len(position.hidden_players)
+        raise NimmtError(
+            f"solve-deal needs 2 players with both hands known; this position has "
+            f"{plural(position.players, 'player')}"
+            + (f", {plural(hidden, 'hand')} hidden" if hidden else "") + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
     k = position.cards_left
     fit = largest_fitting_k(position, memory)
     plan = [{"cards_left": j, "states": estimate_states(position, j),
@@ -422,12 +501,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
     if fit == 0:
         _fail("not even one card fits the memory budget; raise --memory")
     start = position
-    if fit < k:  # random bots play the turns that do not fit
-        import random
-
-        rng = random.Random(used)
-        for _ in range(k - fit):
-            position, _ = position.apply_turn([rng.choice(h) for h in position.hands])
+    position = play_random_turns(position, k - fit, used)  # the turns that do not fit
     from solver.analysis import analyse as run
 
     result = run(position, opponents="nash", memory=memory)
@@ -435,14 +509,15 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
                                "solved_from": fit, "analysis": result.to_json()}, indent=2))
         return
-    click.echo(f"deal: {format_position(start)}")
+    click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
     click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
                           "yes" if p["fits"] else "no"] for p in plan],
                         headers=["cards left", "estimated states", "memory", "fits"],
                         tablefmt="simple"))
     if fit < k:
         click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
-                   f"(seed {used}) played {k - fit} turn(s), solving from {fit} cards left:")
+                   f"(seed {used}) played {plural(k - fit, 'turn')}, solving from "
+                   f"{plural(fit, 'card')} left:")
     click.echo("")
     click.echo(render_analysis(result, "simple"))
 
@@ -478,8 +553,8 @@ def deal(variant: str, players: int, placement: str, cards_left: int, seed: int 
     from solver.game import deal_position
 
     used = _fresh_seed(seed)
-    if seed is None and sys.stderr.isatty():
-        click.echo(f"seed: {used}", err=True)
+    if seed is None:  # stdout is the position alone: the seed drawn goes to stderr
+        click.echo(f"nimmt: seed {used} (give --seed {used} to deal this again)", err=True)
     click.echo(format_position(deal_position(Rules(variant, players, placement), cards_left, used)))
 
 
@@ -530,11 +605,11 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
         return
     rows = [[s.seat, s.bot, _interval(s.cows_per_round), _interval(s.final_total),
              _interval(s.win_rate)] for s in result.seats]
-    click.echo(f"{result.games} games ({rules.variant}, {rules.players} players, "
+    click.echo(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
                f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
                + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game")
     if not result.complete:
-        click.echo(f"stopped early: {result.games} of {result.games_asked} games")
+        click.echo(f"stopped early: {result.games:,} of {plural(result.games_asked, 'game')}")
     click.echo(tabulate(rows, headers=["seat", "bot", "cows/round [95%]", "final total [95%]",
                                        "win rate [95%]"], tablefmt="simple"))
     click.echo(f"{result.games_per_second:,.0f} games per second "
@@ -578,7 +653,7 @@ def puzzles() -> None:
 @click.option("--count", "-c", type=click.IntRange(1, 10_000), default=30, show_default=True)
 @click.option("--model", type=click.Choice(["worst", "nash", "random"]), default="worst",
               show_default=True, help="The sense of 'best' (see nimmt analyse --help).")
-@click.option("--min-margin", type=float, default=None,
+@click.option("--min-margin", type=FiniteFloat(0), default=None,
               help="How much better the solution must be than the next card, in the model's "
                    "unit (default: worst 1, random and nash 0.5).")
 @click.option("--easy", is_flag=True, help="Keep puzzles that every simple bot solves.")
@@ -710,13 +785,14 @@ def puzzles_show(file: str, ident: str | None, solution: bool) -> None:
 @click.argument("file")
 @click.option("--count", type=click.IntRange(1, 10_000), default=None,
               help="How many puzzles (default: all).")
-@click.option("--shuffle", is_flag=True, help="Random order (use --seed to repeat it).")
+@click.option("--shuffle", is_flag=True,
+              help="Random order; the first line names its seed (give --seed to repeat it).")
 @seed_option
 def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) -> None:
     """Solve puzzles in the terminal: see the board, name a card, read the answer.
 
-    Works with piped input too (one card per line). Ctrl-C or end of input stops and
-    shows the score.
+    Works with piped input too (one card per line). The end of input stops and shows
+    the score; so does Ctrl-C, which then exits with status 130.
 
     \b
     Example:
@@ -730,33 +806,47 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
     data = load_set(file)
     chosen = list(data["puzzles"])
     if shuffle:
-        random.Random(_fresh_seed(seed)).shuffle(chosen)
+        used = _fresh_seed(seed)
+        random.Random(used).shuffle(chosen)
+        click.echo(f"shuffled with seed {used} (give --shuffle --seed {used} to repeat the "
+                   "order)\n")
     chosen = chosen[:count] if count else chosen
     score = asked = 0
+    interrupted = False
     try:
         for puzzle in chosen:
             hand = [int(c) for c in puzzle["values"]]
             click.echo(render.board(puzzle))
             while True:
-                answer = click.prompt(f"your card ({', '.join(map(str, hand))})", type=str,
-                                      err=False).strip()
-                if answer.isdigit() and int(answer) in hand:
+                answer = input(f"your card ({', '.join(map(str, hand))}): ").strip()
+                if re.fullmatch(r"[0-9]+", answer, re.ASCII) and int(answer) in hand:
                     break
-                click.echo(f"{answer!r} is not in your hand; answer with one of "
+                click.echo(f"{cut(answer)!r} is not in your hand; answer with one of "
                            f"{', '.join(map(str, hand))}")
             asked += 1
             card = int(answer)
             if card == puzzle["solution"]:
                 score += 1
                 click.echo("correct!")
+                click.echo(render.solution(puzzle))
             else:
+                from puzzles.core import refutation
+                from solver.position import parse_position
+
                 regret = puzzle["values"][str(card)] - puzzle["values"][str(puzzle["solution"])]
                 click.echo(f"not quite: {card} costs {regret:.3g} more than {puzzle['solution']}.")
-            click.echo(render.solution(puzzle))
+                line = puzzle.get("refutation") if card == puzzle.get("tempting") else \
+                    refutation(parse_position(puzzle["position"]), card, puzzle["model"])
+                click.echo(render.solution(puzzle, refuted=card, line=line))
             click.echo(f"score: {score}/{asked}\n")
-    except (click.Abort, EOFError):
+    except EOFError:
         click.echo("")
+    except KeyboardInterrupt:  # the score so far, then "interrupted" and status 130
+        click.echo("")
+        interrupted = True
     click.echo(f"final score: {score}/{asked}")
+    if interrupted:
+        raise click.Abort()
 
 
 @puzzles.command("check", context_settings=CONTEXT)

@@ -21,7 +21,7 @@ from solver import engine
 from solver.analysis import UNITS, analyse
 from solver.game import deal_position
 from solver.position import Position, format_position, parse_position
-from solver.rules import NimmtError, Rules
+from solver.rules import HAND_SIZE, NimmtError, Rules, plural
 from solver.tree import build_tree
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
@@ -150,8 +150,9 @@ def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
                    f"{regret:.4g} more")
     if line:
         hit = line[depth - 1]
-        explanation += (f": after {line[0]['opponents']} you take {hit['cows']} cows on turn "
-                        f"{depth}" if hit["cows"] else f": after {line[0]['opponents']}")
+        turn = HAND_SIZE - position.cards_left + depth  # numbered as in the round
+        explanation += (f": after {line[0]['opponents']} you take {plural(hit['cows'], 'cow')} "
+                        f"on turn {turn}" if hit["cows"] else f": after {line[0]['opponents']}")
     explanation += "."
     return {"id": ident, "position": format_position(position), "model": model,
             "solution": solution, "values": {str(c): values[c] for c in position.hand},

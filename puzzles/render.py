@@ -9,6 +9,7 @@ from tabulate import tabulate
 from solver.analysis import UNITS
 from solver.position import parse_position
 from solver.render import render_position, rows_svg
+from solver.rules import HAND_SIZE, plural
 
 QUESTION = {"worst": "Which card keeps your guaranteed cows lowest (the others play to hurt you)?",
             "random": "Which card costs you the fewest expected cows (the others play at random)?",
@@ -28,21 +29,34 @@ def values_rows(puzzle: dict) -> list[list]:
             for c, v in sorted(values.items(), key=lambda cv: (cv[1], cv[0]))]
 
 
-def line_text(puzzle: dict) -> str:
+VALUES_HEADERS = ["card", None, "regret", "note"]  # None: the model's unit
+
+
+def values_headers(puzzle: dict) -> list[str]:
+    unit = "EV" if puzzle["model"] == "nash" else UNITS[puzzle["model"]]
+    return [unit if h is None else h for h in VALUES_HEADERS]
+
+
+def line_text(puzzle: dict, line: list[dict] | None = None) -> str:
+    """A refutation line (default: the stored one), its turns numbered as in the round:
+    the puzzle's board is turn 11 - k of 10."""
+    first = HAND_SIZE + 1 - len(puzzle["values"])
     turns = [f"turn {i}: you {t['you']}, {t['opponents']}"
-             + (f" — you take {t['cows']} cows" if t["cows"] else "")
-             for i, t in enumerate(puzzle.get("refutation", []), 1)]
+             + (f" — you take {plural(t['cows'], 'cow')}" if t["cows"] else "")
+             for i, t in enumerate(puzzle.get("refutation", []) if line is None else line, first)]
     return "; ".join(turns)
 
 
-def solution(puzzle: dict) -> str:
-    unit = "EV" if puzzle["model"] == "nash" else UNITS[puzzle["model"]]
+def solution(puzzle: dict, refuted: int | None = None, line: list[dict] | None = None) -> str:
+    """The solution, every card's value, themes and a refutation line: of ``refuted`` (the
+    card the solver chose) with ``line`` when given, else of the most tempting wrong card."""
     parts = [f"solution: {puzzle['solution']} (margin {puzzle['margin']:.3g})",
              puzzle["explanation"],
-             tabulate(values_rows(puzzle), headers=["card", unit, "regret", ""],
-                      tablefmt="simple"),
+             tabulate(values_rows(puzzle), headers=values_headers(puzzle), tablefmt="simple"),
              f"themes: {', '.join(puzzle['themes']) or 'none'}"]
-    if puzzle.get("refutation"):
+    if refuted is not None and line:
+        parts.append(f"refutation of your {refuted}: {line_text(puzzle, line)}")
+    elif puzzle.get("refutation"):
         parts.append(f"refutation of {puzzle.get('tempting')}: {line_text(puzzle)}")
     return "\n".join(parts)
 
@@ -57,14 +71,13 @@ def export_markdown(data: dict) -> str:
            f"Made by `{data.get('command', 'nimmt puzzles generate')}`.", ""]
     for n, puzzle in enumerate(data["puzzles"], 1):
         position = parse_position(puzzle["position"])
-        unit = "EV" if puzzle["model"] == "nash" else UNITS[puzzle["model"]]
         out += [f"## {n}. Puzzle {puzzle['id']} (difficulty {puzzle['difficulty']})", "",
                 f"![rows]({_svg_data_uri(puzzle)})", "",
                 "```", render_position(position), "```", "",
                 QUESTION[puzzle["model"]], "",
                 "<details><summary>Solution</summary>", "",
                 f"**{puzzle['solution']}** — {puzzle['explanation']}", "",
-                tabulate(values_rows(puzzle), headers=["card", unit, "regret", ""],
+                tabulate(values_rows(puzzle), headers=values_headers(puzzle),
                          tablefmt="github"), "",
                 f"Themes: {', '.join(puzzle['themes']) or 'none'}.", "",
                 "</details>", ""]
@@ -91,7 +104,7 @@ def export_html(data: dict) -> str:
                 f"<p>{escape(QUESTION[puzzle['model']])}</p>",
                 "<details><summary>Solution</summary>",
                 f"<p><strong>{puzzle['solution']}</strong> — {escape(puzzle['explanation'])}</p>",
-                f"<table><tr><th>card</th><th>{escape(unit)}</th><th>regret</th><th></th></tr>"
+                f"<table><tr><th>card</th><th>{escape(unit)}</th><th>regret</th><th>note</th></tr>"
                 f"{rows}</table>",
                 f"<p>Themes: {escape(', '.join(puzzle['themes']) or 'none')}.</p>",
                 "</details>", "</section>"]

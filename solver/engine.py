@@ -583,3 +583,8 @@ def play_games(first_game: int, game_count: int, players: int, deck_size: int, l
     if record_rounds:
         return totals, rounds, log
     return totals, rounds
+
+
+from . import notice  # noqa: E402  (at the end: kernels' line numbers name their cache)
+
+notice.install()  # a compile (cache miss) can announce itself

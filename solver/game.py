@@ -6,6 +6,7 @@ the work (for progress and Ctrl-C), and turns totals into statistics.
 from __future__ import annotations
 
 import math
+import random
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -40,6 +41,25 @@ def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0,
                              others=others)
     for turn in range(HAND_SIZE - cards_left):
         position, _ = position.apply_turn([int(c) for c in log.plays[0, 0, turn]])
+    return position
+
+
+def play_random_turns(position: Position, turns: int, seed: int) -> Position:
+    """``turns`` turns played by random bots: each player a uniformly random card of its
+    hand (``random.Random(seed)``), row choices rule-following. Every hand must be known.
+
+    >>> p = deal_position(Rules("tactical", 2), 5, seed=1)
+    >>> play_random_turns(p, 2, seed=3).cards_left
+    3
+    """
+    if not 0 <= turns <= position.cards_left:
+        raise NimmtError(f"cannot play {turns} turns with {position.cards_left} cards in hand")
+    if turns and not position.all_known:
+        raise NimmtError("random bots need every hand known to play a turn; give p2..."
+                         f"p{position.players}")
+    rng = random.Random(seed)
+    for _ in range(turns):
+        position, _ = position.apply_turn([rng.choice(h) for h in position.hands])
     return position
 
 

@@ -1,6 +1,6 @@
 """Position: the immutable value every command works on, and its notation.
 
-Notation (DESIGN.md section 2)::
+Notation (docs/DESIGN.md section 2)::
 
     variant=tactical players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11
 
@@ -9,12 +9,14 @@ the canonical string and ``parse_position(format_position(p)) == p``.
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .rules import (HAND_SIZE, MAX_PLAYERS, ROW_COUNT, ROW_LIMIT, NimmtError, check_placement,
-                    check_players, check_variant, deck_size)
+                    check_players, check_variant, clip, cut, deck_size)
 
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from .engine import TurnOutcome
@@ -159,6 +161,12 @@ class Position:
             if on_table > played:
                 raise NimmtError(f"rows and gone hold {on_table} cards, but with {k} cards in hand "
                                  f"at most {played} can have been played; check hand and gone")
+            if on_table < played:  # every card played is on a row or in a penalty pile
+                raise NimmtError(
+                    f"rows and gone hold {on_table} cards, but at turn {HAND_SIZE + 1 - k} of 10 "
+                    f"({k} in hand) the {ROW_COUNT} starting cards and {self.players} players x "
+                    f"{HAND_SIZE - k} turns make {played}, each on a row or taken; list every "
+                    "taken card in gone")
         else:
             if len(pool) != k * hidden:
                 raise NimmtError(
@@ -207,36 +215,70 @@ class Position:
         return after._validated(), outcome
 
 
+_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)  # ASCII digits only; a minus sign is refused later
+_LONGEST = 9  # digits: no card, player count or score is longer
+
+
+def _whole(key: str, text: str, what: str) -> int:
+    """One number of the notation: ASCII digits only (no '_', '+', spaces or other scripts'
+    digits, which ``int`` would accept)."""
+    if not _NUMBER.fullmatch(text):
+        raise NimmtError(f"{key}={clip(text)} {what}")
+    if len(text.lstrip("-").lstrip("0")) > _LONGEST:
+        raise NimmtError(f"{key}={clip(text)} is far too large; give a card, count or score")
+    return int(text)
+
+
 def _cards(key: str, text: str) -> Hand:
     if text == "":
         return ()
-    try:
-        return tuple(int(c) for c in text.split(","))
-    except ValueError:
-        raise NimmtError(f"{key}={text!r}: cards are numbers separated by commas, "
-                         "for example hand=1,15,22") from None
+    what = ": cards are numbers (digits 0-9) separated by commas, for example hand=1,15,22"
+    items = text.split(",")
+    if "" in items:
+        raise NimmtError(f"{key}={clip(text)}: cards are numbers with one comma between two "
+                         "cards (a space splits tokens: write lists without spaces, e.g. "
+                         "hand=1,15,22)")
+    if not all(_NUMBER.fullmatch(c) for c in items):
+        raise NimmtError(f"{key}={clip(text)}{what}")
+    return tuple(_whole(key, c, what) for c in items)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is not 1
 
 
 def position_from_mapping(data: Mapping[str, Any]) -> Position:
-    """Build from key -> value (strings as in the notation, or JSON lists and numbers)."""
+    """Build from key -> value: strings as in the notation, or JSON values: whole numbers
+    (not true/false, not 2.5), lists of card numbers, ``rows`` a list of 4 lists."""
     unknown = [k for k in data if k not in KEYS and k not in HAND_KEYS]
     if unknown:
-        raise NimmtError(f"unknown key {unknown[0]!r}; keys are {', '.join(KEYS)}, p2..p10")
+        raise NimmtError(f"unknown key {clip(unknown[0])}; keys are {', '.join(KEYS)}, p2..p10")
 
     def cards(key):
         value = data[key]
         if isinstance(value, str):
             return _cards(key, value)
-        if isinstance(value, list) and all(isinstance(c, int) for c in value):
+        if isinstance(value, list) and all(_is_int(c) for c in value):
             return tuple(value)
-        raise NimmtError(f"{key} must be a list of card numbers")
+        raise NimmtError(f"{key} must be a list of card numbers (whole numbers), "
+                         f"got {cut(json.dumps(value))}")
 
     def number(key):
         value = data[key]
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            raise NimmtError(f"{key}={value!r} is not a whole number") from None
+        if isinstance(value, str):
+            return _whole(key, value, "is not a whole number; write it in digits 0-9, "
+                                      "e.g. players=3")
+        if _is_int(value):
+            return value
+        raise NimmtError(f"{key}={cut(json.dumps(value))} is not a whole number; "
+                         "give e.g. players=3")
+
+    def name(key, default):
+        value = data.get(key, default)
+        if not isinstance(value, str):
+            raise NimmtError(f"{key} must be a name, e.g. {key}={default}; got "
+                             f"{cut(json.dumps(value))}")
+        return value
 
     for key in ("players", "rows", "hand"):
         if key not in data:
@@ -247,8 +289,8 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
         rows = [_cards("rows", r) for r in raw_rows.split("/")]
     elif isinstance(raw_rows, list) and all(isinstance(r, list) for r in raw_rows):
         rows = [tuple(r) for r in raw_rows]
-        if not all(isinstance(c, int) for r in rows for c in r):
-            raise NimmtError("rows must be 4 lists of card numbers")
+        if not all(_is_int(c) for r in rows for c in r):
+            raise NimmtError("rows must be 4 lists of card numbers (whole numbers)")
     else:
         raise NimmtError("rows must be 4 rows separated by '/', e.g. rows=3,7/20/41,44/50")
     players = number("players")
@@ -257,25 +299,35 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
     scores = None
     if "scores" in data:
         scores = cards("scores") if isinstance(data["scores"], str) else data["scores"]
-        if not isinstance(scores, (list, tuple)) or not all(isinstance(s, int) for s in scores):
+        if not isinstance(scores, (list, tuple)) or not all(_is_int(s) for s in scores):
             raise NimmtError("scores must be whole numbers, player 1 first")
     return Position.make(players=players, rows=rows, hand=cards("hand"),
-                         variant=str(data.get("variant", "tactical")),
-                         placement=str(data.get("placement", "normal")), others=others,
+                         variant=name("variant", "tactical"),
+                         placement=name("placement", "normal"), others=others,
                          gone=cards("gone") if "gone" in data else (), scores=scores)
+
+
+_LIST_CHARS = re.compile(r"[0-9,/]+", re.ASCII)
+LIST_KEYS = ("rows", "hand", "gone", "scores") + HAND_KEYS
 
 
 def parse_position(text: str) -> Position:
     """Parse the notation; raises NimmtError naming the problem and the fix."""
     data: dict[str, str] = {}
+    last = ""
     for token in text.split():
         key, sep, value = token.partition("=")
         if not sep or not key:
-            raise NimmtError(f"{token!r} is not key=value; write for example players=2 "
+            if last in LIST_KEYS and _LIST_CHARS.fullmatch(token):  # "rows=3, 6/..."
+                raise NimmtError(f"{clip(token)} after {last}=... is not key=value: a space "
+                                 f"splits tokens; write {last} without spaces, e.g. "
+                                 f"{cut(last + '=' + data[last] + token)}")
+            raise NimmtError(f"{clip(token)} is not key=value; write for example players=2 "
                              "rows=3/20/41/50 hand=1,15,22")
         if key in data:
-            raise NimmtError(f"{key} is given twice; give each key once")
+            raise NimmtError(f"{cut(key)} is given twice; give each key once")
         data[key] = value
+        last = key
     if not data:
         raise NimmtError("empty position; write for example players=2 rows=3/20/41/50 "
                          "hand=1,15,22")

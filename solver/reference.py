@@ -2,7 +2,7 @@
 
 Never used on a hot path. Rows are lists of cards in table order; every
 function returns new values and leaves its arguments alone. Written from
-``RULES.md`` without looking at ``engine.py``.
+``docs/RULES.md`` without looking at ``engine.py``.
 """
 from __future__ import annotations
 

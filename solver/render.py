@@ -6,7 +6,7 @@ from html import escape
 from tabulate import tabulate
 
 from .position import Position
-from .rules import card_cows
+from .rules import card_cows, plural
 
 
 def render_position(position: Position) -> str:
@@ -16,7 +16,7 @@ def render_position(position: Position) -> str:
             f"turn {11 - k} of 10, {k} card{'s' if k != 1 else ''} left each")
     table = [[f"row {i}", " ".join(map(str, row)), sum(card_cows(c) for c in row),
               5 - len(row)] for i, row in enumerate(position.rows, 1)]
-    lines = [head, "", tabulate(table, headers=["", "cards", "cows", "room before the sixth"],
+    lines = [head, "", tabulate(table, headers=["row", "cards", "cows", "room before the sixth"],
                                 tablefmt="simple"), ""]
     for i, hand in enumerate(position.hands):
         who = "hand (you)" if i == 0 else f"p{i + 1}"
@@ -24,9 +24,9 @@ def render_position(position: Position) -> str:
     if position.hidden_players:
         listed = " ".join(map(str, position.pool)) if position.variant != "standard" else \
             "(not listed for the standard deck)"
-        lines.append(f"unknown pool: {len(position.pool)} cards {listed}")
+        lines.append(f"unknown pool: {plural(len(position.pool), 'card')} {listed}")
     lines.append("gone: " + (" ".join(map(str, position.gone)) or "none")
-                 + f" ({sum(card_cows(c) for c in position.gone)} cows)")
+                 + f" ({plural(sum(card_cows(c) for c in position.gone), 'cow')})")
     if any(position.scores):
         lines.append("scores before this round: " + ", ".join(
             f"p{i}={s}" for i, s in enumerate(position.scores, 1)))

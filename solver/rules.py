@@ -1,7 +1,7 @@
 """The rules as data: variants, placements, the cow table, deck sizes.
 
 Everything here is plain Python and numpy, built once at import. See
-``../shared/RULES.md`` for the rules these constants encode.
+``docs/RULES.md`` for the rules these constants encode.
 """
 from __future__ import annotations
 
@@ -21,6 +21,31 @@ DEFAULT_THRESHOLD = 66
 
 class NimmtError(ValueError):
     """Bad input: the message names the problem and how to fix it."""
+
+
+ECHO_LIMIT = 40  # characters of the user's text an error message repeats
+
+
+def cut(text, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis: error messages never echo a
+    10 kB argument whole."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def clip(text, limit: int = ECHO_LIMIT) -> str:
+    """``text`` quoted for an error message (its repr), cut as by ``cut``."""
+    text = str(text)
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` with thousands separators and ``word``, plural unless it is 1.
+
+    >>> plural(1, "cow"), plural(2, "cow"), plural(12345, "game"), plural(1, "cows", "cows")
+    ('1 cow', '2 cows', '12,345 games', '1 cows')
+    """
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
 def card_cows(card: int) -> int:
@@ -60,13 +85,13 @@ def check_players(players: int) -> None:
 def check_variant(variant: str) -> None:
     if variant not in VARIANTS:
         raise NimmtError(
-            f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
+            f"unknown variant {clip(variant)}; use one of {', '.join(VARIANTS)}")
 
 
 def check_placement(placement: str) -> None:
     if placement not in PLACEMENTS:
         raise NimmtError(
-            f"unknown placement {placement!r}; use one of {', '.join(PLACEMENTS)}")
+            f"unknown placement {clip(placement)}; use one of {', '.join(PLACEMENTS)}")
 
 
 @dataclass(frozen=True)

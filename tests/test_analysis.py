@@ -129,18 +129,19 @@ def test_brute_force_on_hand_solved_positions():
 
 
 def test_brute_force_expectation_over_a_hidden_hand():
-    """Standard, 2 players, 1 card left, the opponent's card hidden among 95 unseen cards.
+    """Standard, 2 players, 1 card left, the opponent's card hidden among 81 unseen cards.
 
     Player 1's 45 is lower than every row (last cards 50, 60, 70, 80). If the opponent's
     card x is below 45, x is placed first, takes a row (rule-following: a 3-cow row) and
     45 then follows x for free; if x is above 45, player 1 takes its cheapest row: 3 cows.
-    Unseen cards above 45: 46..104 (59) minus the 8 on the table = 51, of 95."""
+    Unseen cards above 45: 46..104 (59) minus the 8 on the table = 51, of 81 (104 less the
+    8 on the rows, the hand, and the 14 taken: 4 + 2 x 9 cards have been played)."""
     p = Position.make(variant="standard", players=2, rows=[[46, 47, 48, 49, 50], [60], [70], [80]],
-                      hand=[45])
-    assert len(p.pool) == 95 and p.hidden_players == (1,)
-    assert brute_force(p, "random")[45] == pytest.approx(3 * 51 / 95, abs=1e-12)
+                      hand=[45], gone=range(1, 15))
+    assert len(p.pool) == 81 and p.hidden_players == (1,)
+    assert brute_force(p, "random")[45] == pytest.approx(3 * 51 / 81, abs=1e-12)
     assert brute_force(p, "worst")[45] == 3
-    assert exact_values(p, "random")[45] == pytest.approx(3 * 51 / 95, abs=TOL)
+    assert exact_values(p, "random")[45] == pytest.approx(3 * 51 / 81, abs=TOL)
     assert exact_values(p, "worst")[45] == pytest.approx(3, abs=TOL)
 
 
@@ -153,7 +154,7 @@ def dealt(variant, players, placement, cards_left, seed):
 def standard_known(players, cards_left, placement, seed):
     """A standard-deck position with every hand given (the pool does not matter)."""
     rng = random.Random(seed)
-    limit = players * (10 - cards_left) + 4  # at most this many cards on the table
+    limit = players * (10 - cards_left) + 4  # cards on the table: rows and gone
     while True:
         lengths = [rng.randint(1, 5) for _ in range(4)]
         if sum(lengths) <= limit:
@@ -164,8 +165,11 @@ def standard_known(players, cards_left, placement, seed):
         rows.append(sorted(cards[at:at + n]))
         at += n
     hands = [sorted(cards[at + i * cards_left: at + (i + 1) * cards_left]) for i in range(players)]
+    # every card played is on a row or taken: the rest of them are gone
+    gone = rng.sample([c for c in range(1, 105) if c not in cards], limit - sum(lengths))
     return Position.make(variant="standard", players=players, placement=placement, rows=rows,
-                         hand=hands[0], others={i + 1: hands[i] for i in range(1, players)})
+                         hand=hands[0], others={i + 1: hands[i] for i in range(1, players)},
+                         gone=gone)
 
 
 def tactical_rest(players, rows, hand, others=None, pool=(), placement="normal", variant="tactical"):
@@ -206,11 +210,12 @@ CRAFTED = {
     "standard-pro-55": lambda: Position.make(
         variant="standard", players=2, placement="professional",
         rows=[[50, 53], [57, 58], [60, 66, 70, 77, 88], [99]], hand=[1, 55, 89],
-        others={2: [54, 56, 100]}),
+        others={2: [54, 56, 100]}, gone=range(2, 10)),
     # standard, 5 players, all known: four low cards in one turn
     "standard-5p-lows": lambda: Position.make(
         variant="standard", players=5, rows=[[10, 20, 30, 40, 50], [60], [70], [80]],
-        hand=[5, 51], others={2: [3, 62], 3: [2, 71], 4: [1, 81], 5: [4, 52]}),
+        hand=[5, 51], others={2: [3, 62], 3: [2, 71], 4: [1, 81], 5: [4, 52]},
+        gone=[*range(11, 20), *range(21, 25), *range(82, 105)]),
 }
 
 DEALT = [  # (variant, players, placement, cards_left, seed)

@@ -137,7 +137,9 @@ def test_deal_same_seed_same_position(runner):
 
 def test_deal_without_seed_works(runner):
     result = invoke(runner, "deal", "--players", "2")
-    assert_ok(result)
+    # the seed drawn is reported on stderr (stdout stays the position alone)
+    assert result.exit_code == 0 and result.stderr.startswith("nimmt: seed "), result.stderr
+    assert len(result.stderr.splitlines()) == 1
     parse_position(result.stdout.strip())
 
 

@@ -317,7 +317,7 @@ def test_nash_refuses_three_players_and_hidden_hands():
     with pytest.raises(NimmtError, match="two-player"):
         solve_nash(parse_position(EXAMPLES["example-3p"]))
     standard = Position.make(players=2, variant="standard", rows=[[10], [20], [30], [40]],
-                             hand=[1, 2, 3])
+                             hand=[1, 2, 3, 4, 5, 6, 7, 8, 9, 11])  # turn 1: nothing played
     with pytest.raises(NimmtError, match="both hands"):
         solve_nash(standard)
 

@@ -108,7 +108,8 @@ def test_parsed_fields():
     assert p.cards_left == 3 and p.deck_size == 24 and not p.professional
     q = parse_position(CANONICAL[2][0])
     assert q.professional and q.scores == (0, 5, 61) and q.hidden_players == (1, 2)
-    assert parse_position("variant=standard players=3 rows=1/2/3/4 hand=5").scores == (0, 0, 0)
+    assert parse_position("variant=standard players=3 rows=1/2/3/4 "
+                          "hand=5,6,7,8,9,10,11,12,13,14").scores == (0, 0, 0)
 
 
 def test_positions_with_different_content_differ():
@@ -315,7 +316,9 @@ def test_apply_turn_playing_the_last_cards_empties_the_hands():
 
 
 def test_apply_turn_low_card_follows_the_rule_or_the_given_choice():
-    p = parse_position("variant=standard players=2 rows=5/10/15/20 hand=3,50 p2=60,70")
+    # turn 1 (rows and gone must hold every card played: 10 cards each, nothing played yet)
+    p = parse_position("variant=standard players=2 rows=5/10/15/20 hand=3,50,51,52,53,54,55,56,"
+                       "57,58 p2=60,70,71,72,73,74,75,76,77,78")
     # rule-following: fewest cows (5 and 15 both 2 cows), tie to the lowest last card: row 1
     q, outcome = p.apply_turn([3, 60])
     assert outcome.cows == (2, 0)
