@@ -197,3 +197,57 @@ def test_principal_line_refuses_a_bad_card_or_model():
     with pytest.raises(NimmtError, match="unknown model"):
         principal_line(position, 13, "best")
     assert len(principal_line(position, 13, "worst", max_turns=1)) == 1
+
+
+def _tree_line(position, card: int, model: str) -> list[tuple[int, str, int]]:
+    """The line read off decision trees of depth 1, as puzzles made it before the principal
+    line: an independent route to the same turns (the trees' own row-choice search)."""
+    from solver.tree import build_tree
+
+    line = []
+    while position.cards_left:
+        graph = build_tree(position, opponents=model, depth=1, max_nodes=10**6)
+        root = graph.graph["root"]
+        if not line:
+            move = next(n for n in graph.successors(root) if graph.nodes[n]["card"] == card)
+        else:
+            best = [n for n in graph.successors(root) if graph.edges[root, n]["best"]]
+            move = min(best, key=lambda n: graph.nodes[n]["card"])
+        replies = [(graph.edges[move, n], n) for n in graph.successors(move)]
+        if model == "nash":
+            replies = [r for r in replies if r[0]["probability"] > 0] or replies
+
+        def value(reply):
+            edge, node = reply
+            mine = edge.get("cows", 0)
+            return mine - (edge.get("cows_opponents", 0) if model == "nash" else 0) \
+                + graph.nodes[node]["value"]
+
+        data, node = max(replies, key=value)
+        cows, label = data["cows"], data["label"]
+        while graph.nodes[node]["actor"] == "choice":
+            data, node = next((graph.edges[node, n], n) for n in graph.successors(node)
+                              if graph.edges[node, n]["best"])
+            cows += data["cows"]
+        line.append((graph.nodes[move]["card"], label, cows))
+        if graph.nodes[node]["actor"] == "leaf":
+            break
+        position = parse_position(graph.nodes[node]["position"])
+    return line
+
+
+@pytest.mark.parametrize("settings", [
+    Settings("tactical", 2, "professional", 4, "random", 0.5, False, 12),
+    Settings("tactical", 3, "normal", 3, "random", 0.5, False, 13),
+    Settings("logic", 3, "professional", 3, "worst", 1.0, False, 15),
+    Settings("tactical", 2, "professional", 3, "nash", 0.5, False, 16),
+], ids=lambda s: f"{s.model}-{s.players}p-{s.placement}")
+def test_the_principal_line_follows_the_decision_tree(settings):
+    from puzzles.core import candidate
+
+    for index in range(2):
+        position = candidate(settings, index)
+        for card in position.hand:
+            line = principal_line(position, card, settings.model)
+            assert [(t.card, t.label, t.cows) for t in line] == \
+                _tree_line(position, card, settings.model), (index, card)
