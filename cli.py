@@ -645,8 +645,8 @@ def puzzles() -> None:
 
 
 @puzzles.command("generate", context_settings=CONTEXT)
-@click.option("--variant", type=click.Choice(["tactical", "logic"]), default="tactical",
-              show_default=True)
+@click.option("--variant", type=click.Choice([v for v in VARIANTS if v != "standard"]),
+              default="tactical", show_default=True)
 @click.option("--players", "-n", type=click.IntRange(2, 4), required=True)
 @click.option("--placement", type=click.Choice(PLACEMENTS), default="normal", show_default=True)
 @click.option("--cards-left", "-k", type=click.IntRange(2, 6), default=4, show_default=True)
@@ -673,9 +673,11 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
       nimmt puzzles generate --players 3 --cards-left 4 --count 30 --seed 1 --output p3.json
     """
     import os
+    from dataclasses import replace
 
     from puzzles.core import DEFAULT_MARGIN, Settings, generate
-    from puzzles.files import FORMAT, VERSION, save_set
+    from puzzles.files import save_set
+    from puzzles.records import PuzzleSet, SetStats
     from solver.fileio import output_target, partial_path
 
     used = _fresh_seed(seed)
@@ -706,18 +708,15 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
         sys.exit(130)
     if not found:
         _fail(f"no puzzle found among {tried} candidates; lower --min-margin or try --easy")
-    data = {"format": FORMAT, "version": VERSION, "command": command,
-            "complete": not interrupted,
-            "settings": {"variant": variant, "players": players, "placement": placement,
-                         "cards_left": cards_left, "model": model, "min_margin": margin,
-                         "easy": easy, "seed": used},
-            "stats": {"candidates": tried, "kept": len(found), "seconds": round(seconds, 2),
-                      "acceptance": round(len(found) / tried, 4),
-                      "kept_per_minute": round(60 * len(found) / max(seconds, 1e-9), 1)},
-            "puzzles": found}
+    stats = SetStats(candidates=tried, kept=len(found), seconds=round(seconds, 2),
+                     acceptance=round(len(found) / tried, 4),
+                     kept_per_minute=round(60 * len(found) / max(seconds, 1e-9), 1))
+    data = PuzzleSet(tuple(found), command=command, complete=not interrupted,
+                     settings=settings, stats=stats)
     if interrupted:  # never replace a file with less: an existing one stays as it was
-        data["note"] = (f"incomplete: interrupted after {tried} candidates with {len(found)} of "
-                        f"{count} puzzles; run the command again for the whole set")
+        data = replace(data, note=f"incomplete: interrupted after {tried} candidates with "
+                                  f"{len(found)} of {count} puzzles; run the command again "
+                                  "for the whole set")
         target = output_target(output)
         where = partial_path(target) if os.path.lexists(target) else output
         save_set(data, where)
@@ -746,15 +745,16 @@ def puzzles_list(file: str | None) -> None:
         rows = []
         for name in shipped_sets():
             data = load_set(name)
-            st = data.get("settings", {})
-            rows.append([name, len(data["puzzles"]), st.get("variant"), st.get("players"),
-                         st.get("placement"), st.get("cards_left"), st.get("model")])
+            st = data.settings
+            rows.append([name, len(data.puzzles)]
+                        + ([st.variant, st.players, st.placement, st.cards_left, st.model]
+                           if st else [None] * 5))
         click.echo(tabulate(rows, headers=["set", "puzzles", "variant", "players", "placement",
                                            "cards left", "model"], tablefmt="simple"))
         return
     data = load_set(file)
-    click.echo(tabulate([[i, p["id"], p["model"], p["difficulty"], ", ".join(p["themes"])]
-                         for i, p in enumerate(data["puzzles"], 1)],
+    click.echo(tabulate([[i, p.id, p.model, p.difficulty, ", ".join(p.themes)]
+                         for i, p in enumerate(data.puzzles, 1)],
                         headers=["#", "id", "model", "difficulty", "themes"], tablefmt="simple"))
 
 
@@ -773,7 +773,7 @@ def puzzles_show(file: str, ident: str | None, solution: bool) -> None:
     from puzzles.files import find_puzzle, load_set
 
     data = load_set(file)
-    chosen = [find_puzzle(data, ident)] if ident else data["puzzles"][:1]
+    chosen = [find_puzzle(data, ident)] if ident else data.puzzles[:1]
     for puzzle in chosen:
         click.echo(render.board(puzzle))
         if solution:
@@ -804,7 +804,7 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
     from puzzles.files import load_set
 
     data = load_set(file)
-    chosen = list(data["puzzles"])
+    chosen = list(data.puzzles)
     if shuffle:
         used = _fresh_seed(seed)
         random.Random(used).shuffle(chosen)
@@ -815,7 +815,7 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
     interrupted = False
     try:
         for puzzle in chosen:
-            hand = [int(c) for c in puzzle["values"]]
+            hand = list(puzzle.cards)
             click.echo(render.board(puzzle))
             while True:
                 answer = input(f"your card ({', '.join(map(str, hand))}): ").strip()
@@ -825,7 +825,7 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
                            f"{', '.join(map(str, hand))}")
             asked += 1
             card = int(answer)
-            if card == puzzle["solution"]:
+            if card == puzzle.solution:
                 score += 1
                 click.echo("correct!")
                 click.echo(render.solution(puzzle))
@@ -833,10 +833,10 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
                 from puzzles.core import refutation
                 from solver.position import parse_position
 
-                regret = puzzle["values"][str(card)] - puzzle["values"][str(puzzle["solution"])]
-                click.echo(f"not quite: {card} costs {regret:.3g} more than {puzzle['solution']}.")
-                line = puzzle.get("refutation") if card == puzzle.get("tempting") else \
-                    refutation(parse_position(puzzle["position"]), card, puzzle["model"])
+                regret = puzzle.values[card] - puzzle.values[puzzle.solution]
+                click.echo(f"not quite: {card} costs {regret:.3g} more than {puzzle.solution}.")
+                line = puzzle.refutation if card == puzzle.tempting else \
+                    refutation(parse_position(puzzle.position), card, puzzle.model)
                 click.echo(render.solution(puzzle, refuted=card, line=line))
             click.echo(f"score: {score}/{asked}\n")
     except EOFError:
@@ -863,17 +863,17 @@ def puzzles_check(file: str) -> None:
 
     data = load_set(file)
     failures = 0
-    progress = LazyProgress(len(data["puzzles"]), "puzzles checked")
+    progress = LazyProgress(len(data.puzzles), "puzzles checked")
     try:
-        for puzzle in data["puzzles"]:
+        for puzzle in data.puzzles:
             problems = check_puzzle(puzzle)
             progress(1)
             if problems:
                 failures += 1
-                click.echo(f"{puzzle['id']}: " + "; ".join(problems))
+                click.echo(f"{puzzle.id}: " + "; ".join(problems))
     finally:
         progress.close()
-    click.echo(f"{len(data['puzzles']) - failures} of {len(data['puzzles'])} puzzles hold")
+    click.echo(f"{len(data.puzzles) - failures} of {len(data.puzzles)} puzzles hold")
     if failures:
         sys.exit(1)
 
@@ -898,7 +898,7 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
     text = render.export_markdown(data) if fmt == "markdown" else render.export_html(data)
     if output and output != "-":
         atomic_write_text(output, text)
-        click.echo(f"wrote {output}: {len(data['puzzles'])} puzzles")
+        click.echo(f"wrote {output}: {len(data.puzzles)} puzzles")
     else:
         click.echo(text)
 

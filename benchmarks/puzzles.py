@@ -9,12 +9,13 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 
 from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from puzzles.core import Settings, generate  # noqa: E402
+from puzzles.core import generate  # noqa: E402
 from puzzles.files import load_set, shipped_sets  # noqa: E402
 
 
@@ -25,15 +26,15 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for name in shipped_sets():
-        st = load_set(name)["settings"]
-        settings = Settings(st["variant"], st["players"], st["placement"], st["cards_left"],
-                            st["model"], st["min_margin"], st["easy"], 1000)
+        st = load_set(name).settings
+        assert st is not None, f"{name} records no settings"
+        settings = replace(st, seed=1000)
         generate(settings, 1)  # load kernels
         start = time.perf_counter()
         found, tried = generate(settings, args.count, workers=args.workers)
         seconds = time.perf_counter() - start
-        rows.append([name, f"{st['players']}p {st['variant']} {st['placement']} k={st['cards_left']}"
-                     f" {st['model']} margin {st['min_margin']:g}", len(found), tried,
+        rows.append([name, f"{st.players}p {st.variant} {st.placement} k={st.cards_left}"
+                     f" {st.model} margin {st.min_margin:g}", len(found), tried,
                      f"{len(found) / tried:.0%}", f"{60 * len(found) / seconds:.0f}"])
     print(f"Puzzle generation, {args.workers} worker(s), {args.count} puzzles per set's settings")
     print(tabulate(rows, headers=["set", "settings", "kept", "candidates", "acceptance",

@@ -14,32 +14,23 @@ from __future__ import annotations
 import hashlib
 import signal
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from puzzles.records import Puzzle, RefutationTurn, Settings
 from solver import engine
 from solver.analysis import UNITS, analyse
 from solver.game import deal_position
+from solver.line import principal_line
 from solver.position import Position, format_position, parse_position
 from solver.rules import HAND_SIZE, NimmtError, Rules, plural
-from solver.tree import build_tree
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
 DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
 DEFAULT_MARGIN = {"worst": 1.0, "random": 0.5, "nash": 0.5}
 TOLERANCE = 1e-9
 
-
-@dataclass(frozen=True)
-class Settings:
-    variant: str
-    players: int
-    placement: str
-    cards_left: int
-    model: str
-    min_margin: float
-    easy: bool
-    seed: int
+__all__ = ["Settings", "generate", "check_settings", "check_puzzle", "make_puzzle",
+           "refutation", "card_values", "DEFAULT_MARGIN"]
 
 
 def card_values(position: Position, model: str) -> dict[int, float]:
@@ -59,47 +50,18 @@ def is_low(position: Position, card: int) -> bool:
     return engine._choice_count(table, card, position.professional) == 4
 
 
-def refutation(position: Position, card: int, model: str, max_turns: int = 10) -> list[dict]:
+def refutation(position: Position, card: int, model: str,
+               max_turns: int = HAND_SIZE) -> tuple[RefutationTurn, ...]:
     """The line after ``card``: each turn the opponents' reply that is worst for player 1
     (the adversary's choice; for random and nash, the most damaging reply the model
-    allows) and player 1's best answers after it, to the end of the round."""
-    line = []
-    first = True
-    while position.cards_left and len(line) < max_turns:
-        graph = build_tree(position, opponents=model, depth=1, max_nodes=10**6)
-        root = graph.graph["root"]
-        if first:
-            move = next(n for n in graph.successors(root) if graph.nodes[n]["card"] == card)
-        else:
-            best = [n for n in graph.successors(root) if graph.edges[root, n]["best"]]
-            move = min(best, key=lambda n: graph.nodes[n]["card"])
-        replies = [(graph.edges[move, n], n) for n in graph.successors(move)]
-        if model == "nash":  # player 2's replies in its equilibrium support
-            replies = [r for r in replies if r[0]["probability"] > 0] or replies
-        data, node = max(replies, key=lambda r: _line_value(graph, r[1], r[0]))
-        cows = data["cows"]
-        label = data["label"]
-        while graph.nodes[node]["actor"] == "choice":  # follow in-turn choices
-            kids = [(graph.edges[node, n], n) for n in graph.successors(node)
-                    if graph.edges[node, n]["best"]]
-            data, node = kids[0]
-            cows += data["cows"]
-        line.append({"you": graph.nodes[move]["card"], "opponents": label, "cows": cows})
-        if graph.nodes[node]["actor"] == "leaf":
-            break
-        position = parse_position(graph.nodes[node]["position"])
-        first = False
-    return line
-
-
-def _line_value(graph, node, edge) -> float:
-    delta = edge.get("cows", 0) - (edge.get("cows_opponents", 0) if
-                                   graph.graph["opponents"] == "nash" else 0)
-    return delta + graph.nodes[node]["value"]
+    allows) and player 1's best answers after it, to the end of the round
+    (``solver.line.principal_line``), as the puzzle stores it."""
+    return tuple(RefutationTurn(t.card, t.label, t.cows)
+                 for t in principal_line(position, card, model, max_turns))
 
 
 def themes(position: Position, solution: int, tempting: int, values: dict[int, float],
-           line: list[dict], model: str) -> list[str]:
+           line: tuple[RefutationTurn, ...], model: str) -> list[str]:
     tags = []
     if model == "worst" and abs(values[solution]) <= TOLERANCE:
         tags.append("guaranteed-zero")
@@ -109,11 +71,11 @@ def themes(position: Position, solution: int, tempting: int, values: dict[int, f
         tags.append("duck-low")
     if solution == max(position.hand) and not is_low(position, solution):
         tags.append("dump-high")
-    if line and line[0]["cows"] > 0 and not is_low(position, tempting):
+    if line and line[0].cows > 0 and not is_low(position, tempting):
         tags.append("sixth-card-trap")
     if line and is_low(position, tempting):
         tags.append("costly-take")
-    if len(line) > 1 and line[0]["cows"] == 0 and any(t["cows"] for t in line[1:]):
+    if len(line) > 1 and line[0].cows == 0 and any(t.cows for t in line[1:]):
         tags.append("delayed-punishment")
     if position.hidden_players:
         tags.append("hidden-hands")
@@ -123,7 +85,7 @@ def themes(position: Position, solution: int, tempting: int, values: dict[int, f
 
 
 def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
-                ident: str) -> dict | None:
+                ident: str) -> Puzzle | None:
     """A puzzle from a position, or None if it has no single clearly best card."""
     values = card_values(position, model)
     ranked = sorted(values, key=lambda c: (values[c], c))
@@ -140,7 +102,7 @@ def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
     wrong = [bots[b] for b in failing]
     tempting = max(set(wrong), key=lambda c: (wrong.count(c), -values[c])) if wrong else runner_up
     line = refutation(position, tempting, model)
-    depth = next((i + 1 for i, t in enumerate(line) if t["cows"] > 0), len(line))
+    depth = next((i + 1 for i, t in enumerate(line) if t.cows > 0), len(line))
     unit = "EV" if model == "nash" else UNITS[model]
     regret = values[tempting] - values[solution]
     players = [b for b, c in bots.items() if c == tempting]
@@ -151,18 +113,15 @@ def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
     if line:
         hit = line[depth - 1]
         turn = HAND_SIZE - position.cards_left + depth  # numbered as in the round
-        explanation += (f": after {line[0]['opponents']} you take {plural(hit['cows'], 'cow')} "
-                        f"on turn {turn}" if hit["cows"] else f": after {line[0]['opponents']}")
+        explanation += (f": after {line[0].opponents} you take {plural(hit.cows, 'cow')} "
+                        f"on turn {turn}" if hit.cows else f": after {line[0].opponents}")
     explanation += "."
-    return {"id": ident, "position": format_position(position), "model": model,
-            "solution": solution, "values": {str(c): values[c] for c in position.hand},
-            "margin": margin, "runner_up": runner_up, "tempting": tempting,
-            "refutation": line, "themes": themes(position, solution, tempting, values, line,
-                                                 model),
-            "bots": {b: c for b, c in bots.items()}, "bots_failing": len(failing),
-            "refutation_depth": depth,
-            "difficulty": len(failing) + depth,
-            "explanation": explanation}
+    return Puzzle(id=ident, position=format_position(position), model=model,
+                  solution=solution, values={c: values[c] for c in position.hand},
+                  margin=margin, runner_up=runner_up, tempting=tempting, refutation=line,
+                  themes=tuple(themes(position, solution, tempting, values, line, model)),
+                  bots=dict(bots), bots_failing=len(failing), refutation_depth=depth,
+                  difficulty=len(failing) + depth, explanation=explanation)
 
 
 def candidate(settings: Settings, index: int) -> Position:
@@ -174,7 +133,7 @@ def candidate(settings: Settings, index: int) -> Position:
     return deal_position(rules, settings.cards_left, seed, bots)
 
 
-def _try(args: tuple[Settings, int]) -> tuple[int, dict | None]:
+def _try(args: tuple[Settings, int]) -> tuple[int, Puzzle | None]:
     settings, index = args
     position = candidate(settings, index)
     ident = f"{settings.variant[0]}{settings.players}{settings.placement[0]}" \
@@ -206,13 +165,13 @@ def _ignore_sigint() -> None:
 def generate(settings: Settings, count: int, workers: int = 1,
              progress: Callable[[int, int], None] | None = None,
              max_candidates: int | None = None,
-             report: dict | None = None) -> tuple[list[dict], int]:
+             report: dict | None = None) -> tuple[list[Puzzle], int]:
     """The first ``count`` puzzles by candidate index; returns (puzzles, candidates tried).
     Ctrl-C stops and returns what was kept so far; ``report["interrupted"]`` (when a dict
     is given) then says so, so that the caller can mark the result incomplete."""
     check_settings(settings)
     limit = max_candidates or 200 * count
-    kept: dict[int, dict] = {}
+    kept: dict[int, Puzzle] = {}
     tried = 0
     chunk = max(8, 4 * workers)
 
@@ -245,31 +204,31 @@ def generate(settings: Settings, count: int, workers: int = 1,
         report["interrupted"] = interrupted
     chosen = [kept[i] for i in sorted(kept)][:count]
     if chosen and len(kept) >= count:
-        tried = max(int(p["id"].rsplit("-", 1)[1]) for p in chosen) + 1
+        tried = max(int(p.id.rsplit("-", 1)[1]) for p in chosen) + 1
     return chosen, tried
 
 
-def check_puzzle(puzzle: dict) -> list[str]:
+def check_puzzle(puzzle: Puzzle) -> list[str]:
     """Problems with a stored puzzle (empty when its solution still holds)."""
     problems = []
     try:
-        position = parse_position(puzzle["position"])
-        values = card_values(position, puzzle["model"])
-    except (NimmtError, KeyError) as e:
+        position = parse_position(puzzle.position)
+        values = card_values(position, puzzle.model)
+    except NimmtError as e:
         return [f"cannot re-solve: {e}"]
-    stored = {int(c) for c in puzzle["values"]}
+    stored = set(puzzle.values)
     if stored != set(position.hand):
         problems.append(f"values list cards {sorted(stored)} but the hand is "
                         f"{list(position.hand)}")
     ranked = sorted(values, key=lambda c: (values[c], c))
     best = ranked[0]
-    if best != puzzle["solution"]:
-        problems.append(f"stored solution {puzzle['solution']} but the best card is {best}")
+    if best != puzzle.solution:
+        problems.append(f"stored solution {puzzle.solution} but the best card is {best}")
     margin = values[ranked[1]] - values[best] if len(ranked) > 1 else 0.0
-    if abs(margin - puzzle["margin"]) > 1e-6:
-        problems.append(f"stored margin {puzzle['margin']:g} but it is {margin:g}")
-    for card, value in puzzle["values"].items():
-        if abs(values.get(int(card), float("nan")) - value) > 1e-6:
+    if abs(margin - puzzle.margin) > 1e-6:
+        problems.append(f"stored margin {puzzle.margin:g} but it is {margin:g}")
+    for card, value in puzzle.values.items():
+        if abs(values.get(card, float("nan")) - value) > 1e-6:
             problems.append(f"card {card}: stored value {value:g}, re-solved "
-                            f"{values.get(int(card), float('nan')):g}")
+                            f"{values.get(card, float('nan')):g}")
     return problems

@@ -1,4 +1,5 @@
 """The puzzle-set file: JSON, versioned, written atomically; shipped sets as package data.
+The records it reads and writes (``PuzzleSet``, ``Puzzle``) are in ``puzzles.records``.
 
     {"format": "nimmt-puzzles", "version": 1, "command": "nimmt puzzles generate ...",
      "settings": {...}, "stats": {"candidates": N, "kept": M, "seconds": S},
@@ -10,40 +11,19 @@ from __future__ import annotations
 import json
 import os
 from importlib import resources
+from typing import Any, Mapping
 
+from puzzles.records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
 from solver.fileio import atomic_write_text, note, read_json
 from solver.rules import NimmtError
 
-FORMAT, VERSION = "nimmt-puzzles", 1
-MODELS = ("worst", "random", "nash")
-REQUIRED = ("id", "position", "model", "solution", "values", "margin", "themes", "difficulty",
-            "explanation")
+__all__ = ["FORMAT", "VERSION", "REQUIRED", "validate", "shipped_sets", "load_set", "save_set",
+           "find_puzzle"]
 
 
-def validate(data: object, source: str) -> dict:
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise NimmtError(f"{source} is not a nimmt puzzle set (format {FORMAT!r} expected)")
-    if data.get("version") != VERSION:
-        raise NimmtError(f"{source} has puzzle-set version {data.get('version')!r}; this nimmt "
-                         f"reads version {VERSION}")
-    puzzles = data.get("puzzles")
-    if not isinstance(puzzles, list):
-        raise NimmtError(f"{source} has no puzzle list")
-    for i, puzzle in enumerate(puzzles):
-        missing = [k for k in REQUIRED if not isinstance(puzzle, dict) or k not in puzzle]
-        if missing:
-            raise NimmtError(f"{source}: puzzle {i + 1} lacks {', '.join(missing)}")
-        if puzzle["model"] not in MODELS:
-            raise NimmtError(f"{source}: puzzle {i + 1} has unknown model "
-                             f"{puzzle['model']!r}; models are {', '.join(MODELS)}")
-        values = puzzle["values"]
-        if (not isinstance(values, dict) or not values
-                or not all(isinstance(c, str) and c.isdigit() for c in values)
-                or not all(isinstance(v, (int, float)) for v in values.values())):
-            raise NimmtError(f"{source}: puzzle {i + 1} needs values as card -> number")
-        if not isinstance(puzzle["solution"], int) or str(puzzle["solution"]) not in values:
-            raise NimmtError(f"{source}: puzzle {i + 1}'s solution is not one of its cards")
-    return data
+def validate(data: object, source: str) -> PuzzleSet:
+    """The set in ``data`` (parsed JSON), checked: one line naming the puzzle and field."""
+    return PuzzleSet.from_json(data, source)
 
 
 def shipped_sets() -> dict[str, str]:
@@ -57,7 +37,7 @@ def shipped_sets() -> dict[str, str]:
 SET_FILE_LIMIT = 64 * 2**20  # bytes; a puzzle takes about 1.5 KB
 
 
-def load_set(name_or_path: str) -> dict:
+def load_set(name_or_path: str) -> PuzzleSet:
     """A puzzle set: a shipped set by its name, else a file path.
 
     A bare shipped name (``two-player-endgames``) is always the shipped set, even when a
@@ -76,17 +56,21 @@ def load_set(name_or_path: str) -> dict:
                      f"({', '.join(shipped)})")
 
 
-def save_set(data: dict, path: str) -> None:
-    """Write atomically (a temporary file in the same folder, then rename)."""
+def save_set(puzzle_set: PuzzleSet | Mapping[str, Any], path: str) -> None:
+    """Write atomically (a temporary file in the same folder, then rename). The set is
+    checked first, as it will be read (parsed JSON is accepted too, and checked)."""
+    if not isinstance(puzzle_set, PuzzleSet):
+        puzzle_set = validate(puzzle_set, path)
+    data = puzzle_set.to_json()
     validate(data, path)
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")
 
 
-def find_puzzle(data: dict, ident: str) -> dict:
-    for puzzle in data["puzzles"]:
-        if puzzle["id"] == ident:
+def find_puzzle(puzzle_set: PuzzleSet, ident: str) -> Puzzle:
+    for puzzle in puzzle_set.puzzles:
+        if puzzle.id == ident:
             return puzzle
-    if ident.isdigit() and 1 <= int(ident) <= len(data["puzzles"]):
-        return data["puzzles"][int(ident) - 1]
+    if ident.isdigit() and 1 <= int(ident) <= len(puzzle_set.puzzles):
+        return puzzle_set.puzzles[int(ident) - 1]
     raise NimmtError(f"no puzzle {ident!r} in this set; give an id or a number 1.."
-                     f"{len(data['puzzles'])}")
+                     f"{len(puzzle_set.puzzles)}")

@@ -11,6 +11,9 @@ import numpy as np
 
 VARIANTS = ("standard", "tactical", "logic")
 PLACEMENTS = ("normal", "professional")
+# The opponent models (DESIGN.md section 3), importable without the searches (and numba):
+# the same names as solver.analysis.OPPONENTS, which a test holds equal to this.
+MODELS = ("random", "worst", "nash")
 ROW_COUNT = 4
 ROW_LIMIT = 5  # a row holds at most 5 cards; the sixth takes it
 HAND_SIZE = 10

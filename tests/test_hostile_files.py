@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from puzzles import files
+from puzzles.records import PuzzleSet
 from solver import fileio, kernel_cache
 from solver.rules import NimmtError
 from cli_checks import assert_ok, assert_one_line_error, invoke
@@ -288,7 +289,7 @@ def interrupt_generate(tmp_path: Path, output: Path, workers: int = 1):
 
 
 def ten_puzzle_set() -> dict:
-    data = files.load_set(SET)
+    data = files.load_set(SET).to_json()
     return {**data, "puzzles": data["puzzles"][:10]}
 
 
@@ -300,10 +301,11 @@ def assert_interrupted(code: int, out: str, err: str) -> str:
     return lines[0]
 
 
-def assert_incomplete(path: Path) -> dict:
+def assert_incomplete(path: Path) -> PuzzleSet:
     data = files.load_set(str(path))
-    assert data["complete"] is False and "incomplete" in data["note"]
-    assert 1 <= len(data["puzzles"]) < 10000 and data["stats"]["kept"] == len(data["puzzles"])
+    assert data.complete is False and data.note is not None and "incomplete" in data.note
+    assert 1 <= len(data.puzzles) < 10000 and data.stats is not None \
+        and data.stats.kept == len(data.puzzles)
     return data
 
 
@@ -314,7 +316,7 @@ def test_ctrl_c_never_replaces_an_existing_set(tmp_path):
     keep.write_text(json.dumps(ten_puzzle_set(), indent=1), encoding="utf-8")
     before = keep.read_bytes()
     line = assert_interrupted(*interrupt_generate(tmp_path, keep))
-    assert keep.read_bytes() == before and len(files.load_set(str(keep))["puzzles"]) == 10
+    assert keep.read_bytes() == before and len(files.load_set(str(keep)).puzzles) == 10
     partial = folder / "keep.partial.json"
     assert str(partial) in line and "left as it was" in line and "incomplete" in line
     assert_incomplete(partial)
@@ -332,7 +334,7 @@ def test_ctrl_c_with_workers_writes_a_new_file_marked_incomplete(tmp_path):
 def test_a_finished_set_says_it_is_complete(runner, tmp_path):
     out = tmp_path / "done.json"
     assert_ok(invoke(runner, *GENERATE, "--output", out))
-    assert files.load_set(str(out))["complete"] is True
+    assert files.load_set(str(out)).complete is True
 
 
 # ---------------------------------------------------------------- files read
@@ -396,7 +398,7 @@ def test_a_shipped_name_wins_over_a_local_file_and_says_so(runner, tmp_path, mon
     (tmp_path / local).write_text(json.dumps(mine), encoding="utf-8")
     shipped = invoke(runner, "puzzles", "list", SET)
     assert shipped.exit_code == 0
-    assert len(shipped.stdout.splitlines()) == 2 + len(files.load_set(SET)["puzzles"])
+    assert len(shipped.stdout.splitlines()) == 2 + len(files.load_set(SET).puzzles)
     note = shipped.stderr.splitlines()
     assert len(note) == 1 and note[0].startswith("nimmt: note:") and f"./{local}" in note[0]
     local_run = invoke(runner, "puzzles", "list", f"./{local}")

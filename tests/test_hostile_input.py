@@ -20,6 +20,7 @@ import pytest
 import cli
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from puzzles.files import load_set
+from puzzles.records import Puzzle
 from solver import notice
 from solver.position import EXAMPLES, parse_position
 from solver.rules import NimmtError, plural
@@ -267,19 +268,19 @@ def test_quiz_shuffle_reports_the_seed(runner):
 
 # ---------------------------------------------------------------- the quiz
 
-def _first_puzzle() -> dict:
-    return load_set("two-player-endgames")["puzzles"][0]
+def _first_puzzle() -> Puzzle:
+    return load_set("two-player-endgames").puzzles[0]
 
 
 def test_a_wrong_answer_shows_the_refutation_of_your_card(runner):
     puzzle = _first_puzzle()
-    tempting = puzzle["tempting"]
-    mine = next(c for c in map(int, puzzle["values"]) if c not in (puzzle["solution"], tempting))
+    tempting = puzzle.tempting
+    mine = next(c for c in map(int, puzzle.values) if c not in (puzzle.solution, tempting))
     result = invoke(runner, "puzzles", "quiz", "two-player-endgames", "--count", "1",
                     input=f"{mine}\n")
     assert_ok(result)
     line = next(x for x in result.stdout.splitlines() if x.startswith("refutation of"))
-    first_turn = 11 - len(puzzle["values"])  # the board says "turn 6 of 10" at k = 5
+    first_turn = 11 - len(puzzle.values)  # the board says "turn 6 of 10" at k = 5
     assert f"turn {first_turn} of 10" in result.stdout
     assert line.startswith(f"refutation of your {mine}: turn {first_turn}: you {mine}, "), line
     assert f"you {tempting}, " not in line.split(";")[0]
@@ -289,7 +290,7 @@ def test_the_tempting_cards_line_is_numbered_as_in_the_round(runner):
     puzzle = _first_puzzle()
     result = invoke(runner, "puzzles", "show", "two-player-endgames", "1", "--solution")
     assert_ok(result)
-    first_turn = 11 - len(puzzle["values"])
+    first_turn = 11 - len(puzzle.values)
     line = next(x for x in result.stdout.splitlines() if x.startswith("refutation of"))
     turns = [int(t) for t in re.findall(r"turn (\d+):", line)]
     assert turns == list(range(first_turn, first_turn + len(turns))), line
@@ -299,12 +300,12 @@ def test_the_tempting_cards_line_is_numbered_as_in_the_round(runner):
 def test_explanations_name_the_round_turn():
     for name in ("two-player-endgames", "professional", "three-player-tactical",
                  "two-player-equilibrium"):
-        for puzzle in load_set(name)["puzzles"]:
-            k = len(puzzle["values"])
-            match = re.search(r"on turn (\d+)\.$", puzzle["explanation"])
+        for puzzle in load_set(name).puzzles:
+            k = len(puzzle.values)
+            match = re.search(r"on turn (\d+)\.$", puzzle.explanation)
             if match:
-                assert int(match[1]) == 10 - k + puzzle["refutation_depth"], puzzle["id"]
-            assert "take 1 cows" not in puzzle["explanation"]
+                assert int(match[1]) == 10 - k + puzzle.refutation_depth, puzzle.id
+            assert "take 1 cows" not in puzzle.explanation
 
 
 def test_no_empty_column_header(runner):
@@ -350,7 +351,7 @@ def test_quiz_sigint_in_a_subprocess_exits_130():
 
 def test_quiz_refuses_other_digits(runner):
     puzzle = _first_puzzle()
-    card = puzzle["solution"]
+    card = puzzle.solution
     wide = "".join(chr(0xFF10 + int(d)) for d in str(card))  # full-width digits
     result = invoke(runner, "puzzles", "quiz", "two-player-endgames", "--count", "1",
                     input=f"{wide}\n{card}\n")

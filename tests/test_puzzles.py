@@ -17,6 +17,7 @@ import sys
 import textwrap
 import xml.etree.ElementTree as ET
 import zipfile
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -25,6 +26,7 @@ import pytest
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from puzzles import files, render
 from puzzles.core import (DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate)
+from puzzles.records import Puzzle, PuzzleSet
 from solver.analysis import analyse
 from solver.position import format_position, parse_position
 from solver.render import rows_svg
@@ -50,10 +52,10 @@ CASES = {
                                                DEFAULT_MARGIN["worst"], False, 4),
 }
 COUNT = 3
-_generated: dict[Settings, list[dict]] = {}
+_generated: dict[tuple[Settings, int], list[Puzzle]] = {}
 
 
-def puzzles_for(settings: Settings, count: int = COUNT) -> list[dict]:
+def puzzles_for(settings: Settings, count: int = COUNT) -> list[Puzzle]:
     """Generate once per settings for the whole module (deep copies, so tests may tamper)."""
     key = (settings, count)
     if key not in _generated:
@@ -63,9 +65,10 @@ def puzzles_for(settings: Settings, count: int = COUNT) -> list[dict]:
     return copy.deepcopy(_generated[key])
 
 
-def as_set(puzzles: list[dict], command: str = "nimmt puzzles generate --seed 1") -> dict:
+def as_set(puzzles: list[Puzzle], command: str = "nimmt puzzles generate --seed 1") -> dict:
+    """The set file's JSON."""
     return {"format": files.FORMAT, "version": files.VERSION, "command": command,
-            "puzzles": puzzles}
+            "puzzles": [p.to_json() for p in puzzles]}
 
 
 @pytest.fixture(scope="module")
@@ -103,64 +106,66 @@ def test_generated_puzzles_hold_on_re_solving(name):
     settings = CASES[name]
     puzzles = puzzles_for(settings)
     assert len(puzzles) == COUNT
-    assert len({p["id"] for p in puzzles}) == COUNT, "ids must be unique"
+    assert len({p.id for p in puzzles}) == COUNT, "ids must be unique"
     for p in puzzles:
         for key in DESIGN_KEYS + files.REQUIRED:
-            assert key in p, f"{p.get('id')}: missing {key}"
-        position = parse_position(p["position"])
-        assert format_position(position) == p["position"], "position is stored canonically"
+            assert key in p.to_json(), f"{p.id}: missing {key}"
+        position = parse_position(p.position)
+        assert format_position(position) == p.position, "position is stored canonically"
         assert position.players == settings.players
         assert position.variant == settings.variant
         assert position.placement == settings.placement
         assert position.cards_left == settings.cards_left
-        assert p["model"] == settings.model
+        assert p.model == settings.model
         # values: every card in hand, nothing else
-        assert sorted(int(c) for c in p["values"]) == sorted(position.hand)
-        analysis = analyse(position, opponents=p["model"], method="exact")
+        assert sorted(int(c) for c in p.values) == sorted(position.hand)
+        analysis = analyse(position, opponents=p.model, method="exact")
         solved = {c.card: c.value for c in analysis.cards}
         assert sorted(solved) == sorted(position.hand)
-        for card, value in p["values"].items():
-            assert abs(solved[int(card)] - value) <= EPS, (p["id"], card, value, solved)
+        for card, value in p.values.items():
+            assert abs(solved[int(card)] - value) <= EPS, (p.id, card, value, solved)
         ranked = sorted(solved.values())
         best, runner_up = ranked[0], ranked[1]
-        assert p["solution"] in position.hand
-        assert abs(solved[p["solution"]] - best) <= EPS
+        assert p.solution in position.hand
+        assert abs(solved[p.solution] - best) <= EPS
         # unique best: every other card is worse by at least the margin
-        others = [v for c, v in solved.items() if c != p["solution"]]
-        assert min(others) - solved[p["solution"]] > 0
-        assert abs((runner_up - best) - p["margin"]) <= EPS, (p["id"], p["margin"], ranked)
-        assert abs((min(others) - solved[p["solution"]]) - p["margin"]) <= EPS
-        assert p["margin"] >= settings.min_margin - EPS
-        assert isinstance(p["themes"], list) and all(isinstance(t, str) for t in p["themes"])
-        assert isinstance(p["difficulty"], int) and p["difficulty"] >= 1
-        assert isinstance(p["explanation"], str) and str(p["solution"]) in p["explanation"]
-        json.dumps(p)  # storable as JSON as is
+        others = [v for c, v in solved.items() if c != p.solution]
+        assert min(others) - solved[p.solution] > 0
+        assert abs((runner_up - best) - p.margin) <= EPS, (p.id, p.margin, ranked)
+        assert abs((min(others) - solved[p.solution]) - p.margin) <= EPS
+        assert p.margin >= settings.min_margin - EPS
+        assert isinstance(p.themes, tuple) and all(isinstance(t, str) for t in p.themes)
+        assert isinstance(p.difficulty, int) and p.difficulty >= 1
+        assert isinstance(p.explanation, str) and str(p.solution) in p.explanation
+        json.dumps(p.to_json())  # storable as JSON as is
+        assert Puzzle.from_json(json.loads(json.dumps(p.to_json())), "set", 1) == p
         assert check_puzzle(p) == []
         if settings.players > 2:
-            assert "hidden-hands" in p["themes"]
+            assert "hidden-hands" in p.themes
         if settings.placement == "professional":
-            assert "professional" in p["themes"]
+            assert "professional" in p.themes
 
 
 def test_same_seed_gives_the_same_set():
     settings = CASES["worst-2p-k4"]
     first, tried_first = generate(settings, COUNT)
     second, tried_second = generate(settings, COUNT)
-    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    assert json.dumps(as_set(first), sort_keys=True) == json.dumps(as_set(second), sort_keys=True)
     assert tried_first == tried_second
     # the kept puzzles are the first by candidate index: a smaller count is a prefix
     fewer, _ = generate(settings, COUNT - 1)
-    assert json.dumps(fewer, sort_keys=True) == json.dumps(first[:COUNT - 1], sort_keys=True)
+    assert json.dumps(as_set(fewer), sort_keys=True) == \
+        json.dumps(as_set(first[:COUNT - 1]), sort_keys=True)
     # and another seed gives other puzzles
     other, _ = generate(Settings(**{**settings.__dict__, "seed": settings.seed + 1}), COUNT)
-    assert [p["position"] for p in other] != [p["position"] for p in first]
+    assert [p.position for p in other] != [p.position for p in first]
 
 
 def test_two_workers_give_the_same_set_as_one():
     settings = CASES["random-2p-k4"]
     one, tried_one = generate(settings, COUNT, workers=1)
     two, tried_two = generate(settings, COUNT, workers=2)
-    assert json.dumps(two, sort_keys=True) == json.dumps(one, sort_keys=True)
+    assert json.dumps(as_set(two), sort_keys=True) == json.dumps(as_set(one), sort_keys=True)
     assert tried_two == tried_one
 
 
@@ -187,32 +192,32 @@ def test_check_puzzle_catches_tampering():
     puzzles = puzzles_for(CASES["worst-2p-k4"])
     for p in puzzles:
         assert check_puzzle(p) == []
-        hand = [int(c) for c in p["values"]]
+        hand = [int(c) for c in p.values]
         # another card as the solution
-        wrong = next(c for c in hand if c != p["solution"])
-        problems = check_puzzle({**p, "solution": wrong})
-        assert problems and any(str(wrong) in m and str(p["solution"]) in m for m in problems)
+        wrong = next(c for c in hand if c != p.solution)
+        problems = check_puzzle(replace(p, solution=wrong))
+        assert problems and any(str(wrong) in m and str(p.solution) in m for m in problems)
         # one tampered value (of a card that is not the solution: the ranking stays)
-        values = dict(p["values"])
-        values[str(wrong)] += 0.25
-        problems = check_puzzle({**p, "values": values})
+        values = dict(p.values)
+        values[wrong] += 0.25
+        problems = check_puzzle(replace(p, values=values))
         assert problems and any(f"card {wrong}" in m for m in problems), problems
         # a tampered value of the solution
-        values = dict(p["values"])
-        values[str(p["solution"])] -= 1.0
-        assert check_puzzle({**p, "values": values})
+        values = dict(p.values)
+        values[p.solution] -= 1.0
+        assert check_puzzle(replace(p, values=values))
         # a tampered margin
-        assert check_puzzle({**p, "margin": p["margin"] + 1.0})
+        assert check_puzzle(replace(p, margin=p.margin + 1.0))
         # a position that does not parse
-        problems = check_puzzle({**p, "position": "players=2 rows=1/2/3"})
+        problems = check_puzzle(replace(p, position="players=2 rows=1/2/3"))
         assert problems and problems[0].startswith("cannot re-solve")
 
 
 def test_check_puzzle_reports_a_card_missing_from_values():
     p = puzzles_for(CASES["worst-2p-k4"])[0]
-    missing = next(c for c in p["values"] if int(c) != p["solution"])
-    values = {c: v for c, v in p["values"].items() if c != missing}
-    assert check_puzzle({**p, "values": values}) != []
+    missing = next(c for c in p.values if int(c) != p.solution)
+    values = {c: v for c, v in p.values.items() if c != missing}
+    assert check_puzzle(replace(p, values=values)) != []
 
 
 def test_check_command_passes_an_untampered_set(runner, set_file):
@@ -441,12 +446,12 @@ def test_export_is_well_formed(runner, set_file, fmt):
                                   "worst-2p-k3-logic-professional"])
 def test_export_functions_for_every_model(name):
     puzzles = puzzles_for(CASES[name])
-    data = as_set(puzzles)
-    check_html(render.export_html(data), puzzles)
-    check_markdown(render.export_markdown(data), puzzles)
+    data = PuzzleSet(tuple(puzzles), command="nimmt puzzles generate --seed 1")
+    check_html(render.export_html(data), as_set(puzzles)["puzzles"])
+    check_markdown(render.export_markdown(data), as_set(puzzles)["puzzles"])
     for p in puzzles:  # the text renderings name the solution too
-        assert str(p["solution"]) in render.solution(p)
-        assert p["id"] in render.board(p)
+        assert str(p.solution) in render.solution(p)
+        assert p.id in render.board(p)
 
 
 @pytest.mark.parametrize("fmt, suffix", [("html", ".html"), ("markdown", ".md")])
@@ -494,8 +499,8 @@ def test_generate_command_writes_the_set_file(runner, tmp_path):
             assert key in p
     # the same as the library with the same settings
     settings = Settings("tactical", 2, "normal", 4, "worst", DEFAULT_MARGIN["worst"], False, 7)
-    assert data["puzzles"] == puzzles_for(settings, 2)
-    assert files.load_set(str(out)) == data
+    assert data["puzzles"] == as_set(puzzles_for(settings, 2))["puzzles"]
+    assert files.load_set(str(out)).to_json() == data
     # the recorded command reproduces the set
     args = data["command"].split()[1:] + ["--output", str(tmp_path / "again.json")]
     assert_ok(invoke(runner, *args))
@@ -522,7 +527,7 @@ def test_save_set_writes_format_version_and_command(tmp_path):
     assert written["format"] == "nimmt-puzzles" and written["version"] == 1
     assert isinstance(written["command"], str)
     assert written == data
-    assert files.load_set(str(path)) == data
+    assert files.load_set(str(path)).to_json() == data
 
 
 @pytest.mark.parametrize("change, message", [
@@ -627,7 +632,7 @@ def test_shipped_sets_are_there_with_at_least_30_puzzles_each():
     assert len(shipped) >= 3, f"shipped sets: {sorted(shipped)}"
     assert sorted(shipped) == checkout_set_names()
     for name in shipped:
-        data = files.load_set(name)
+        data = files.load_set(name).to_json()
         assert data["format"] == "nimmt-puzzles" and data["version"] == 1
         assert isinstance(data["command"], str) and data["command"].startswith("nimmt puzzles")
         assert len(data["puzzles"]) >= 30, (name, len(data["puzzles"]))
@@ -669,8 +674,8 @@ def test_shipped_sets_show_and_export(runner):
         data = files.load_set(name)
         result = invoke(runner, "puzzles", "show", name, "1", "--solution")
         assert_ok(result)
-        assert data["puzzles"][0]["explanation"] in result.stdout
-        check_html(render.export_html(data), data["puzzles"])
+        assert data.puzzles[0].explanation in result.stdout
+        check_html(render.export_html(data), data.to_json()["puzzles"])
 
 
 def _copy_source(destination: Path) -> None:
@@ -720,7 +725,7 @@ def test_shipped_sets_load_from_an_installed_wheel(tmp_path):
         import puzzles.files as f
         assert f.__file__.startswith(root), f.__file__
         sets = f.shipped_sets()
-        counts = {name: len(f.load_set(name)["puzzles"]) for name in sets}
+        counts = {name: len(f.load_set(name).puzzles) for name in sets}
         print(json.dumps({"file": f.__file__, "counts": counts}))
     """)
     for root in (tmp_path / "installed", wheel):  # unpacked, and imported from the zip itself
