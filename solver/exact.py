@@ -607,15 +607,15 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 stats[STOP] = TIME_LIMIT
             if progress is not None and stats[CARDS_DONE] > reported:
-                progress(int(stats[CARDS_DONE]) - reported)
-                reported = int(stats[CARDS_DONE])
+                step, reported = int(stats[CARDS_DONE]) - reported, int(stats[CARDS_DONE])
+                progress(step)
     except KeyboardInterrupt:
         stats[STOP] = INTERRUPTED
         interrupted = True
         done.wait()  # within 1024 nodes
     if failures:
         raise failures[0]
-    if progress is not None and stats[CARDS_DONE] > reported:
+    if progress is not None and not interrupted and stats[CARDS_DONE] > reported:
         progress(int(stats[CARDS_DONE]) - reported)
     return interrupted
 
@@ -633,10 +633,9 @@ def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory,
     if why == STOPPED_MEMORY:
         entries = int(stats[MAX_ENTRIES])
         raise MemoryExceeded(
-            f"exact search ({model}) stopped at the memory budget: its memo reached "
-            f"{entries:,} entries, ~{entries * BYTES_PER_ENTRY / 2**30:.2f} GiB at "
-            f"{BYTES_PER_ENTRY} bytes each, the memory of {_gib(memory)} ({so_far}); raise "
-            "memory (--memory) or analyse a position with fewer cards left", **kept)
+            f"exact search ({model}) stopped at its memory budget of {_size(memory)}: the "
+            f"memo reached {entries:,} entries at up to {BYTES_PER_ENTRY} bytes each ({so_far}); "
+            "raise memory (--memory) or analyse a position with fewer cards left", **kept)
     if why == STOPPED_FLAG:
         raise SearchStopped(
             f"exact search ({model}) stopped at the time limit of {time_limit:g} s ({so_far}); "
@@ -647,5 +646,5 @@ def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory,
         "max_nodes (--max-nodes) or use Monte Carlo (--method montecarlo)", **kept)
 
 
-def _gib(size: int) -> str:
-    return f"{size / 2**30:.2f} GiB" if size < 2**30 else f"{size / 2**30:.1f} GiB"
+def _size(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size < 2**30 else f"{size / 2**30:.1f} GiB"
