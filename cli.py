@@ -244,8 +244,9 @@ def render_analysis(analysis, tablefmt: str) -> str:
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
-              help="Seconds; Monte Carlo stops then and reports what it has; exact search "
-                   "prints the cards it finished and fails (exit 2), as nash does.")
+              help="Seconds. Monte Carlo stops then and reports what it has; auto gives "
+                   "exact search half of it, Monte Carlo the rest; --method exact prints the "
+                   "cards it finished, then fails (exit 2); nash fails.")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s): --method "
                    "exact refuses an estimate over it, auto one over 32 times it; a search "
@@ -279,7 +280,6 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     """
     from solver.analysis import DEFAULT_MAX_NODES
     from solver.analysis import analyse as run
-
     from solver.exact import SearchInterrupted, SearchStopped
 
     used_seed = _fresh_seed(seed)
@@ -289,10 +289,13 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
         progress = LazyProgress(samples, "samples per card")
     exact_bar = LazyProgress(position.cards_left, "cards solved exactly")
 
-    def sampled(step: int) -> None:  # Monte Carlo after exact search: close its bar first
+    def close_exact() -> None:  # once: Monte Carlo may follow exact search
         if exact_bar.enabled:
             exact_bar.close()
             exact_bar.enabled, exact_bar.bar = False, None
+
+    def sampled(step: int) -> None:
+        close_exact()
         progress(step)
 
     try:
@@ -301,16 +304,12 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
                      max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
                      progress=sampled if opponents != "nash" else progress, memory=memory,
                      workers=workers, exact_progress=exact_bar)
-    except SearchStopped as stopped:  # what finished, then the one line
-        exact_bar.close()
-        _echo_unfinished(stopped, position, opponents, fmt)
-        raise
-    except SearchInterrupted as stopped:
-        exact_bar.close()
+    except (SearchStopped, SearchInterrupted) as stopped:  # what finished, then one line
+        close_exact()
         _echo_unfinished(stopped, position, opponents, fmt)
         raise
     finally:
-        exact_bar.close()
+        close_exact()
         progress.close()
     if opponents == "nash":
         result.extra["show_p2"] = both_sides

@@ -193,7 +193,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                       if method == "exact" else
                       "auto: exact search finished"
                       + (f" within its time budget of {seconds:g} s" if seconds else "")
-                      + f" (estimated {_count(estimate)} nodes)")
+                      + f"; estimated {_count(estimate)} nodes")
             cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
                               "take_probability": c.take_probability} for c in result.cards])
             return Analysis(position, opponents, "exact", reason, cards, estimate,
