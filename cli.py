@@ -268,8 +268,8 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
             seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
-    Exact search where it fits the budget, Monte Carlo (model random) where it does
-    not; the output says which and why. Cards are listed best first.
+    Exact search first (auto: within a time budget), Monte Carlo (model random) where
+    it does not finish; the output says which and why. Cards are listed best first.
 
     \b
     Examples:
