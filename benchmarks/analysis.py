@@ -4,6 +4,13 @@ Monte Carlo samples per second and interval width after one second; the wall tim
 `nimmt analyse` with a warm cache; how the node estimate compares with the count.
 
     python benchmarks/analysis.py [--seeds 3] [--quick]
+    python benchmarks/analysis.py --budgets [--base OTHER_CHECKOUT]
+
+--budgets measures what the budgets cost and use: the exact search's memo bytes per
+entry (peak RSS growth over entries, one process per position), `auto` on the issue-10
+three-player position, and with --base the search time of this checkout against another
+(e.g. a `git worktree` of the commit before the stop-flag checks), both imported into one
+process and alternating, CPU seconds (the least of the repeats).
 """
 from __future__ import annotations
 
@@ -128,11 +135,119 @@ def command_time(position_text: str, repeats: int = 5) -> float:
     return statistics.median(times)
 
 
+THREE = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
+         "gone=4,7,15,20,27,29,31,33")
+# (players, k, seed, model): searches of 0.1 to 10 s
+TIMED = [(2, 6, 100, "random"), (2, 6, 100, "worst"), (3, 5, 102, "random"),
+         (4, 4, 100, "random"), (4, 4, 100, "worst"), (2, 7, 100, "random")]
+CHILD = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+from solver.exact import solve_exact
+from solver.game import deal_position
+from solver.rules import Rules
+solve_exact(deal_position(Rules("tactical", 2), 3, seed=1), "random")  # load kernels
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+position = deal_position(Rules("tactical", {players}), {k}, seed={seed})
+cpu = time.process_time()
+r = solve_exact(position, {model!r}, max_nodes=10**10)
+cpu = time.process_time() - cpu
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(r.seconds, r.resolved, r.states, peak - base, cpu)
+"""
+
+
+def child(root: str, players: int, k: int, seed: int, model: str) -> list[float]:
+    code = CHILD.format(root=os.path.abspath(root), players=players, k=k, seed=seed,
+                        model=model)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return [float(x) for x in out]
+
+
+def memo_table() -> list[list]:
+    root = os.path.join(os.path.dirname(__file__), "..")
+    rows = []
+    for players, k, seed in ((2, 6, 100), (4, 4, 100), (3, 5, 102), (2, 7, 100), (3, 5, 100),
+                             (2, 7, 101)):
+        seconds, nodes, states, grown, _ = child(root, players, k, seed, "random")
+        rows.append([players, k, seed, f"{states:,.0f}", f"{grown / 2**20:,.0f}",
+                     f"{grown / states:.0f}"])
+    return rows
+
+
+def load_checkout(root: str, name: str = "base_solver"):
+    """Another checkout's ``solver`` package, imported under another name (its kernels
+    cache beside its own files), so that both run in one process."""
+    import importlib.util
+
+    init = os.path.join(os.path.abspath(root), "solver", "__init__.py")
+    spec = importlib.util.spec_from_file_location(name, init,
+                                                  submodule_search_locations=[os.path.dirname(init)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return importlib.import_module(f"{name}.exact")
+
+
+def overhead_table(base: str, repeats: int) -> list[list]:
+    """Both checkouts' exact search in this process, alternating, on the same positions:
+    CPU seconds (worker threads included), the least of ``repeats``."""
+    old = load_checkout(base)
+    small = deal_position(Rules("tactical", 2), 3, seed=1)
+    old.solve_exact(small, "random")  # load (or compile) the kernels
+    solve_exact(small, "random")
+    rows = []
+    for players, k, seed, model in TIMED:
+        position = deal_position(Rules("tactical", players), k, seed=seed)
+        times = {"base": [], "here": []}
+        for _ in range(repeats):
+            for name, solve in (("base", old.solve_exact), ("here", solve_exact)):
+                cpu = time.process_time()
+                nodes = solve(position, model, max_nodes=10**10).resolved
+                times[name].append(time.process_time() - cpu)
+        b, h = min(times["base"]), min(times["here"])
+        rows.append([players, k, model, f"{nodes:,.0f}", f"{b:.3f}", f"{h:.3f}",
+                     f"{100 * (h / b - 1):+.1f}%"])
+    return rows
+
+
+def auto_line() -> str:
+    from solver.analysis import analyse
+    from solver.position import parse_position
+
+    analyse(parse_position(THREE), method="montecarlo", samples=10)  # load kernels
+    start = time.perf_counter()
+    a = analyse(parse_position(THREE))
+    return (f"auto on the issue-10 three-player position: {a.method}, "
+            f"{time.perf_counter() - start:.2f} s in all, {a.nodes:,} nodes (estimated "
+            f"{a.estimate:,}); reason: {a.reason}")
+
+
+def budgets(base: str | None, repeats: int) -> None:
+    print("Exact search memo: peak RSS growth over entries (random model, one process each)")
+    print(tabulate(memo_table(), headers=["players", "k", "seed", "entries", "MiB",
+                                         "bytes/entry"], tablefmt="github"))
+    print("\n" + auto_line())
+    if base:
+        print(f"\nExact search CPU seconds (least of {repeats}, alternating in one process; "
+              f"wall time is noisy on a shared machine): {base} against this checkout")
+        print(tabulate(overhead_table(base, repeats),
+                       headers=["players", "k", "model", "nodes", "s, base", "s, here",
+                                "change"], tablefmt="github"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=3, help="positions per row (median)")
     parser.add_argument("--quick", action="store_true", help="skip the largest cases")
+    parser.add_argument("--budgets", action="store_true", help="the budgets' figures only")
+    parser.add_argument("--base", help="another checkout to time exact search against")
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    if args.budgets:
+        budgets(args.base, args.repeats)
+        return
     solve_exact(deal_position(Rules("tactical", 2), 3, seed=1), "random")  # load kernels
     print("Exact search, tactical deck, median over positions dealt by `nimmt deal`")
     print(tabulate(exact_table(args.seeds, args.quick),
