@@ -5,7 +5,7 @@ one run, on the same positions and cards. The old module is loaded from another 
 both share this checkout's engine and rules and only the Position code differs.
 
     git worktree add --detach ../old HEAD~1
-    python benchmarks/position.py --old ../old [--calls 100000] [--repeats 5]
+    python benchmarks/position.py --old ../old [--calls 100000] [--repeats 3]
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import argparse
 import importlib.util
 import os
 import random
-import statistics
 import sys
 import time
 
@@ -42,7 +41,7 @@ def workload(count: int, seed: int) -> list[tuple[str, list[int]]]:
     cases, texts = [], {}
     while len(cases) < count:
         key = (rng.choice(VARIANTS), rng.randint(2, 10), rng.choice(PLACEMENTS),
-               rng.randint(1, 10), rng.randrange(50))
+               rng.randint(1, 10), rng.randrange(5))
         if key not in texts:
             texts[key] = deal_position(Rules(*key[:3]), key[3], key[4])
         p = texts[key]
@@ -52,50 +51,47 @@ def workload(count: int, seed: int) -> list[tuple[str, list[int]]]:
     return cases
 
 
-def time_apply(module, cases, repeats: int) -> tuple[float, float]:
-    """Median seconds per apply_turn and per parse, over ``repeats`` passes."""
-    positions = [(module.parse_position(text), cards) for text, cards in cases]
-    applies, parses = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for p, cards in positions:
-            p.apply_turn(cards)
-        applies.append((time.perf_counter() - t0) / len(positions))
-        t0 = time.perf_counter()
-        for text, _ in cases:
-            module.parse_position(text)
-        parses.append((time.perf_counter() - t0) / len(cases))
-    return statistics.median(applies), statistics.median(parses)
+def timed(run, items) -> float:
+    t0 = time.perf_counter()
+    for item in items:
+        run(item)
+    return time.perf_counter() - t0
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old", required=True, help="an older checkout (its solver/position.py)")
     parser.add_argument("--calls", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    old_module = load_old(args.old)
+    modules = {"old": load_old(args.old), "new": new_module}
     cases = workload(args.calls, seed=1)
-    time_apply(new_module, cases[:200], 1)  # load the kernels
-    rounds = {"old": [], "new": []}
-    for _ in range(args.repeats):  # alternate, so both see the same machine load
-        rounds["old"].append(time_apply(old_module, cases, 1))
-        rounds["new"].append(time_apply(new_module, cases, 1))
-    table = []
-    for name in ("old", "new"):
-        apply_s = statistics.median(a for a, _ in rounds[name])
-        parse_s = statistics.median(b for _, b in rounds[name])
-        table.append([name, f"{apply_s * 1e6:.1f}", f"{apply_s * args.calls:.2f}",
-                      f"{parse_s * 1e6:.1f}"])
-    ratio = [statistics.median(a for a, _ in rounds["new"])
-             / statistics.median(a for a, _ in rounds["old"]),
-             statistics.median(b for _, b in rounds["new"])
-             / statistics.median(b for _, b in rounds["old"])]
-    table.append(["new / old", f"{ratio[0]:.2f}", "", f"{ratio[1]:.2f}"])
-    print(f"{args.calls:,} apply_turn calls and parses, median of {args.repeats} alternating "
-          "passes")
+    work = {name: [(m.parse_position(text), cards) for text, cards in cases]
+            for name, m in modules.items()}
+    for name in modules:  # load the kernels
+        timed(lambda pc: pc[0].apply_turn(pc[1]), work[name][:200])
+    # chunks of 500 calls, old and new alternating (order swapped every chunk), so both see
+    # the same machine load; totals over every chunk and repeat
+    totals = {(name, what): 0.0 for name in modules for what in ("apply", "parse")}
+    chunk = 500
+    for repeat in range(args.repeats):
+        for n, start in enumerate(range(0, len(cases), chunk)):
+            names = ("old", "new") if (n + repeat) % 2 == 0 else ("new", "old")
+            for name in names:
+                totals[name, "apply"] += timed(lambda pc: pc[0].apply_turn(pc[1]),
+                                               work[name][start:start + chunk])
+                totals[name, "parse"] += timed(modules[name].parse_position,
+                                               [text for text, _ in cases[start:start + chunk]])
+    calls = args.repeats * len(cases)
+    table = [[name, f"{totals[name, 'apply'] / calls * 1e6:.1f}",
+              f"{totals[name, 'apply'] / args.repeats:.2f}",
+              f"{totals[name, 'parse'] / calls * 1e6:.1f}"] for name in modules]
+    table.append(["new / old", f"{totals['new', 'apply'] / totals['old', 'apply']:.2f}", "",
+                  f"{totals['new', 'parse'] / totals['old', 'parse']:.2f}"])
+    print(f"{len(cases):,} apply_turn calls and parses, {args.repeats} passes, old and new "
+          f"alternating every {chunk} calls")
     print(tabulate(table, headers=["Position code", "apply_turn (µs)",
-                                   f"{args.calls:,} apply_turn (s)", "parse (µs)"],
+                                   f"{len(cases):,} apply_turn (s)", "parse (µs)"],
                    tablefmt="github"))
 
 

@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .rules import (HAND_SIZE, MAX_PLAYERS, ROW_COUNT, ROW_LIMIT, NimmtError, check_placement,
-                    check_players, check_variant, clip, cut, deck_size)
+from .rules import (HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, PLACEMENTS, ROW_COUNT, ROW_LIMIT,
+                    VARIANTS, NimmtError, check_placement, check_players, check_variant, clip,
+                    cut, deck_size)
 
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from .engine import TurnOutcome
@@ -54,6 +55,9 @@ def _is_int(value: Any) -> bool:
 def _rule_problems(variant: Any, players: Any, placement: Any) -> list[str]:
     """The table's rules: a known variant and placement, 2 to 10 players (rules.py's
     messages). Nothing else can be judged without them: the deck depends on both."""
+    if (variant in VARIANTS and placement in PLACEMENTS and type(players) is int
+            and MIN_PLAYERS <= players <= MAX_PLAYERS):
+        return []  # the usual case, quickly
     found = []
     for check, value in ((check_variant, variant), (check_players, players),
                          (check_placement, placement)):
@@ -79,6 +83,12 @@ def _input_problems(players: int, hand: Sequence[int], others: Mapping[int, Any]
 
 def _row_problems(rows: tuple[Hand, ...]) -> list[str]:
     """The table: exactly 4 rows, each of 1 to 5 cards in ascending (table) order."""
+    try:
+        if len(rows) == ROW_COUNT and all(0 < len(r) <= ROW_LIMIT and r == tuple(sorted(set(r)))
+                                          for r in rows):
+            return []  # the usual case, quickly
+    except TypeError:
+        pass  # not all numbers: looked at row by row below
     found = []
     if len(rows) != ROW_COUNT:
         found.append(f"rows has {len(rows)} rows; give exactly 4 rows separated by '/'")
@@ -89,9 +99,11 @@ def _row_problems(rows: tuple[Hand, ...]) -> list[str]:
         if len(row) > ROW_LIMIT:
             found.append(f"row {number} holds {len(row)} cards; a row holds at most 5 "
                          "(the sixth card takes the row)")
-        if not all(_is_int(c) for c in row):
-            continue  # the card check names the card
-        if any(a >= b for a, b in zip(row, row[1:])):
+        try:
+            disordered = any(a >= b for a, b in zip(row, row[1:]))
+        except TypeError:
+            continue  # not all numbers: the card check names the card
+        if disordered:
             found.append(f"row {number} ({','.join(map(str, row))}) is out of order; "
                          "list a row's cards in table order, ascending")
     return found
@@ -120,7 +132,7 @@ def _score_problems(players: int, scores: tuple[int, ...]) -> list[str]:
     if len(scores) != players:
         found.append(f"scores lists {len(scores)} totals for {players} players; "
                      "give one total per player, player 1 first")
-    if not all(_is_int(s) for s in scores):
+    if not (set(map(type, scores)) <= {int} or all(_is_int(s) for s in scores)):
         found.append("scores must be whole numbers, player 1 first")
     elif any(s < 0 for s in scores):
         found.append("scores must not be negative; give each player's cows so far")
@@ -133,6 +145,16 @@ def _card_problems(variant: str, players: int, rows: tuple[Hand, ...], hand: Han
     or a known hand). Returns the problems and the pool: the deck's other cards, those
     that may be in hidden hands."""
     top = deck_size(variant, players)
+    everything = [c for r in rows for c in r]
+    everything += gone
+    everything += hand
+    for h in other_hands:
+        if h is not None:
+            everything += h
+    placed = set(everything)
+    if (len(placed) == len(everything) and set(map(type, everything)) <= {int}
+            and (not placed or 1 <= min(placed) and max(placed) <= top)):
+        return [], tuple(sorted(set(range(1, top + 1)) - placed))  # the usual case, quickly
     found = []
     seen: dict[int, str] = {}
     for where, cards in (("rows", [c for r in rows for c in r]), ("gone", gone), ("hand", hand),
@@ -194,7 +216,7 @@ def _infer_hidden_hand(variant: str, other_hands: tuple[Hand | None, ...],
                        pool: Hand) -> tuple[tuple[Hand | None, ...], Hand]:
     """(other hands, pool) with the one hidden hand of a tactical or logic position filled
     in: the deck is all in play, so that hand is exactly the pool (which becomes empty)."""
-    if variant == "standard" or sum(h is None for h in other_hands) != 1:
+    if variant == "standard" or other_hands.count(None) != 1:
         return other_hands, pool
     return tuple(pool if h is None else h for h in other_hands), ()
 
@@ -211,7 +233,7 @@ def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], h
     found = _row_problems(rows) + _size_problems(players, hand, other_hands)
     found += _score_problems(players, scores)
     cards, pool = _card_problems(variant, players, rows, hand, other_hands, gone)
-    hidden = sum(h is None for h in other_hands)
+    hidden = other_hands.count(None)
     if not found and not cards:
         found += _count_problems(variant, players, rows, gone, len(hand), hidden, pool)
     else:
@@ -292,7 +314,8 @@ class Position:
         if found:
             raise NimmtError(found[0])
         return cls(variant, players, placement, tuple(tuple(r) for r in rows), tuple(hand),
-                   tuple(others.get(i) for i in range(2, players + 1)), tuple(gone),
+                   tuple(None if others.get(i) is None else tuple(others[i])
+                         for i in range(2, players + 1)), tuple(gone),
                    tuple(scores) if scores is not None else (0,) * players)
 
     # ---- derived facts
