@@ -15,7 +15,6 @@ process and alternating, CPU seconds (the least of the repeats).
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import statistics
 import subprocess
@@ -25,52 +24,15 @@ import time
 from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# the brute forces shared with the tests live in tests/naive.py
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
-from solver import reference  # noqa: E402
+from naive import card_values_plain as brute_force  # noqa: E402
 from solver.exact import estimate_nodes, solve_exact  # noqa: E402
 from solver.game import deal_position  # noqa: E402
 from solver.montecarlo import run_montecarlo  # noqa: E402
 from solver.position import format_position, load_position  # noqa: E402
 from solver.rules import Rules  # noqa: E402
-
-
-def brute_force(position, model: str) -> dict[int, float]:
-    """Plain recursion on the reference engine, no memo: the baseline."""
-    known = [h for h in position.hands[1:] if h is not None]
-    hidden = len(position.hidden_players)
-    pick = max if model == "worst" else (lambda xs: sum(xs) / len(xs))
-
-    def place(rows, turn, i, hands, pool):
-        if i == len(turn):
-            return state(rows, hands, pool)
-        card, mine = turn[i]
-        opts = reference.options(rows, card, position.professional)
-        if len(opts) > 1 and not mine and model == "random":
-            opts = [reference.rule_following(rows, opts)]
-        values = []
-        for o in opts:
-            new, cows = reference.apply_option(rows, card, o)
-            values.append((cows if mine else 0) + place(new, turn, i + 1, hands, pool))
-        return min(values) if mine else max(values)
-
-    def card_value(rows, c, hands, pool):
-        outcomes = []
-        for combo in itertools.product(*hands[1:], itertools.combinations(pool, hidden)):
-            opp = list(combo[:len(hands) - 1]) + list(combo[-1])
-            turn = sorted([(c, True)] + [(x, False) for x in opp])
-            new_hands = [tuple(x for x in h if x != pick_) for h, pick_ in zip(hands, [c] + opp)]
-            outcomes.append(place(rows, turn, 0, new_hands,
-                                  tuple(x for x in pool if x not in opp)))
-        return pick(outcomes)
-
-    def state(rows, hands, pool):
-        if not hands[0]:
-            return 0.0
-        return min(card_value(rows, c, hands, pool) for c in hands[0])
-
-    hands = [position.hand] + known
-    rows = [list(r) for r in position.rows]
-    return {c: card_value(rows, c, hands, position.pool) for c in position.hand}
 
 
 def exact_table(seeds: int, quick: bool) -> list[list]:

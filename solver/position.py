@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .rules import (HAND_SIZE, MAX_PLAYERS, ROW_COUNT, ROW_LIMIT, NimmtError, check_placement,
-                    check_players, check_variant, clip, cut, deck_size)
+from .rules import (HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, PLACEMENTS, ROW_COUNT, ROW_LIMIT,
+                    VARIANTS, NimmtError, check_placement, check_players, check_variant, clip,
+                    cut, deck_size)
 
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from .engine import TurnOutcome
@@ -40,22 +41,259 @@ HAND_KEYS = tuple(f"p{i}" for i in range(2, MAX_PLAYERS + 1))
 Hand = tuple[int, ...]
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is not 1
+
+
+# ---------------------------------------------------------------- the checks
+# One function per rule family, each returning its problems as one-line messages (empty
+# when the family holds). They never raise: ``problems`` lists them all, construction
+# raises the first. The order of the families (and of the messages in each) is the order
+# in which a caller should fix them, so the first message is the one to show.
+
+
+def _rule_problems(variant: Any, players: Any, placement: Any) -> list[str]:
+    """The table's rules: a known variant and placement, 2 to 10 players (rules.py's
+    messages). Nothing else can be judged without them: the deck depends on both."""
+    if (variant in VARIANTS and placement in PLACEMENTS and type(players) is int
+            and MIN_PLAYERS <= players <= MAX_PLAYERS):
+        return []  # the usual case, quickly
+    found = []
+    for check, value in ((check_variant, variant), (check_players, players),
+                         (check_placement, placement)):
+        if check is check_players and not _is_int(players):
+            found.append(f"players={clip(players)} is not a whole number; give e.g. players=3")
+            continue
+        try:
+            check(value)
+        except NimmtError as e:
+            found.append(str(e))
+    return found
+
+
+def _input_problems(players: int, hand: Sequence[int], others: Mapping[int, Any]) -> list[str]:
+    """What ``Position.make``'s caller gives: hands only for p2..pN, and a hand for player 1
+    (a hand of 0 cards, the end of a round, is reached only by ``apply_turn``)."""
+    found = [f"p{number} given but players={players}; give hands only for p2..p{players}"
+             for number in others if not 2 <= number <= players]
+    if not hand:
+        found.append("hand is empty; give player 1's cards, e.g. hand=1,15,22")
+    return found
+
+
+def _row_problems(rows: tuple[Hand, ...]) -> list[str]:
+    """The table: exactly 4 rows, each of 1 to 5 cards in ascending (table) order."""
+    try:
+        if len(rows) == ROW_COUNT and all(0 < len(r) <= ROW_LIMIT and r == tuple(sorted(set(r)))
+                                          for r in rows):
+            return []  # the usual case, quickly
+    except TypeError:
+        pass  # not all numbers: looked at row by row below
+    found = []
+    if len(rows) != ROW_COUNT:
+        found.append(f"rows has {len(rows)} rows; give exactly 4 rows separated by '/'")
+    for number, row in enumerate(rows, 1):
+        if not row:
+            found.append(f"row {number} is empty; every row holds 1 to 5 cards")
+            continue
+        if len(row) > ROW_LIMIT:
+            found.append(f"row {number} holds {len(row)} cards; a row holds at most 5 "
+                         "(the sixth card takes the row)")
+        try:
+            disordered = any(a >= b for a, b in zip(row, row[1:]))
+        except TypeError:
+            continue  # not all numbers: the card check names the card
+        if disordered:
+            found.append(f"row {number} ({','.join(map(str, row))}) is out of order; "
+                         "list a row's cards in table order, ascending")
+    return found
+
+
+def _size_problems(players: int, hand: Hand, other_hands: tuple[Hand | None, ...]) -> list[str]:
+    """The hands: one entry per other player (None where hidden), player 1 holding 0 to 10
+    cards, every known hand as many as player 1's."""
+    found = []
+    if len(other_hands) != players - 1:
+        found.append(f"other_hands lists {len(other_hands)} hands for p2..p{players}; give one "
+                     "per other player, None where hidden")
+    k = len(hand)
+    if not 0 <= k <= HAND_SIZE:  # 0: the end of a round, reached by apply_turn
+        found.append(f"hand holds {k} cards; give player 1's 1 to 10 cards")
+    for i, h in enumerate(other_hands, 2):
+        if h is not None and len(h) != k:
+            found.append(f"p{i} holds {len(h)} cards but hand holds {k}; "
+                         "every player holds the same number of cards")
+    return found
+
+
+def _score_problems(players: int, scores: tuple[int, ...]) -> list[str]:
+    """The scores: one whole, non-negative total per player, player 1 first."""
+    found = []
+    if len(scores) != players:
+        found.append(f"scores lists {len(scores)} totals for {players} players; "
+                     "give one total per player, player 1 first")
+    if not (set(map(type, scores)) <= {int} or all(_is_int(s) for s in scores)):
+        found.append("scores must be whole numbers, player 1 first")
+    elif any(s < 0 for s in scores):
+        found.append("scores must not be negative; give each player's cows so far")
+    return found
+
+
+def _card_problems(variant: str, players: int, rows: tuple[Hand, ...], hand: Hand,
+                   other_hands: tuple[Hand | None, ...], gone: Hand) -> tuple[list[str], Hand]:
+    """The cards: whole numbers of the deck (1..deck size), each in one place (a row, gone,
+    or a known hand). Returns the problems and the pool: the deck's other cards, those
+    that may be in hidden hands."""
+    top = deck_size(variant, players)
+    everything = [c for r in rows for c in r]
+    everything += gone
+    everything += hand
+    for h in other_hands:
+        if h is not None:
+            everything += h
+    placed = set(everything)
+    if (len(placed) == len(everything) and set(map(type, everything)) <= {int}
+            and (not placed or 1 <= min(placed) and max(placed) <= top)):
+        return [], tuple(sorted(set(range(1, top + 1)) - placed))  # the usual case, quickly
+    found = []
+    seen: dict[int, str] = {}
+    for where, cards in (("rows", [c for r in rows for c in r]), ("gone", gone), ("hand", hand),
+                         *((f"p{i}", h) for i, h in enumerate(other_hands, 2) if h is not None)):
+        for card in cards:
+            if not _is_int(card):
+                found.append(f"card {clip(card)} in {where} is not a card number; give whole "
+                             "numbers")
+            elif not 1 <= card <= top:
+                found.append(f"card {card} in {where} is outside the {variant} deck "
+                             f"1..{top} for {players} players")
+            elif card in seen:
+                found.append(f"card {card} appears twice ({seen[card]} and {where}); "
+                             "every card is in one place")
+            else:
+                seen[card] = where
+    return found, tuple(c for c in range(1, top + 1) if c not in seen)
+
+
+def _count_problems(variant: str, players: int, rows: tuple[Hand, ...], gone: Hand, k: int,
+                    hidden: int, pool: Hand) -> list[str]:
+    """Gone and the card count: every card played so far (4 to start, one per player per
+    turn) is on a row or in gone, and the unseen cards fill the hidden hands — exactly in
+    the tactical and logic decks (all in play), at least in the standard deck."""
+    top = deck_size(variant, players)
+    played = players * (HAND_SIZE - k) + ROW_COUNT
+    on_table = sum(len(r) for r in rows) + len(gone)
+    if variant != "standard":
+        if len(pool) != k * hidden:
+            return [f"the {variant} deck 1..{top} leaves {len(pool)} unplaced cards, but "
+                    f"{hidden} hidden hand(s) of {k} need {k * hidden}; list every taken card "
+                    "in gone (the deck is all in play)"]
+        return []
+    found = []
+    if len(pool) < k * hidden:
+        found.append(f"only {len(pool)} unseen cards for {hidden} hidden hands of {k}; "
+                     "remove cards from rows/gone or give the hands")
+    if on_table > played:
+        found.append(f"rows and gone hold {on_table} cards, but with {k} cards in hand "
+                     f"at most {played} can have been played; check hand and gone")
+    if on_table < played:  # every card played is on a row or in a penalty pile
+        found.append(
+            f"rows and gone hold {on_table} cards, but at turn {HAND_SIZE + 1 - k} of 10 "
+            f"({k} in hand) the {ROW_COUNT} starting cards and {players} players x "
+            f"{HAND_SIZE - k} turns make {played}, each on a row or taken; list every "
+            "taken card in gone")
+    return found
+
+
+def _hidden_hand_problems(variant: str, players: int, hidden: int) -> list[str]:
+    """Hidden hands: the logic variant drafts face up, so at most one hand may be left out
+    (it is then inferred)."""
+    if variant == "logic" and hidden > 1:
+        return [f"logic variant: every hand is drafted face up; give p2..p{players}"]
+    return []
+
+
+def _infer_hidden_hand(variant: str, other_hands: tuple[Hand | None, ...],
+                       pool: Hand) -> tuple[tuple[Hand | None, ...], Hand]:
+    """(other hands, pool) with the one hidden hand of a tactical or logic position filled
+    in: the deck is all in play, so that hand is exactly the pool (which becomes empty)."""
+    if variant == "standard" or other_hands.count(None) != 1:
+        return other_hands, pool
+    return tuple(pool if h is None else h for h in other_hands), ()
+
+
+def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], hand: Hand,
+           other_hands: tuple[Hand | None, ...], gone: Hand,
+           scores: tuple[int, ...]) -> tuple[list[str], Hand]:
+    """Every problem of these (normalised) fields, in the order to fix them, and the pool.
+    The card count is judged only when the sizes and cards are sound (otherwise it repeats
+    their fault); nothing past the rules is judged when the rules are unknown."""
+    found = _rule_problems(variant, players, placement)
+    if found:
+        return found, ()
+    found = _row_problems(rows) + _size_problems(players, hand, other_hands)
+    found += _score_problems(players, scores)
+    cards, pool = _card_problems(variant, players, rows, hand, other_hands, gone)
+    hidden = other_hands.count(None)
+    if not found and not cards:
+        found += _count_problems(variant, players, rows, gone, len(hand), hidden, pool)
+    else:
+        found += cards
+    return found + _hidden_hand_problems(variant, players, hidden), pool
+
+
+def _sorted_cards(cards: Sequence[int]) -> Hand:
+    """A hand or gone as a sorted tuple (as given when it holds something unsortable: the
+    card check then names it)."""
+    try:
+        return tuple(sorted(cards))
+    except TypeError:
+        return tuple(cards)
+
+
 @dataclass(frozen=True)
 class Position:
     """A moment of a round from player 1's view: rows, hands (None where unknown), gone.
 
-    ``hands[0]`` is player 1's hand; ``hands[i]`` is player i+1's, or None when hidden.
-    Build it with ``parse_position`` or ``Position.make``; both validate.
+    ``hand`` is player 1's hand; ``other_hands[i]`` is player i+2's, or None when hidden;
+    ``hands`` is both in one tuple, player 1 first. ``Position.make`` is the convenient
+    way in (keyword arguments, defaults, hands by player number).
+
+    Every Position is valid: the constructor itself checks (``__post_init__``), so there
+    is no unchecked value to forget to validate — whether it comes from the notation,
+    JSON, ``Position.make``, ``apply_turn`` or a direct call. ``problems`` lists every
+    problem of candidate fields without raising (python-chess's ``Board.status()``); the
+    constructor raises ``NimmtError`` with the first. Construction normalises (tuples,
+    hands and gone sorted), derives ``pool`` (the cards that may be in hidden hands) and
+    fills in a tactical or logic position's one hidden hand, which is the pool.
+    Validation in the constructor rather than a checked factory beside a raw one: a
+    frozen value has one way in, and ``dataclasses.replace`` is checked too.
     """
 
     variant: str
     players: int
     placement: str
     rows: tuple[Hand, ...]
-    hands: tuple[Hand | None, ...]
-    gone: Hand = ()
-    scores: tuple[int, ...] = ()
-    pool: Hand = field(default=(), compare=False)  # derived: cards that may be in hidden hands
+    hand: Hand
+    other_hands: tuple[Hand | None, ...]
+    gone: Hand
+    scores: tuple[int, ...]
+    pool: Hand = field(init=False, default=(), compare=False)  # derived
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__  # frozen: the normalised fields are set once, here
+        put(self, "rows", tuple(tuple(r) for r in self.rows))
+        put(self, "hand", _sorted_cards(self.hand))
+        put(self, "other_hands",
+            tuple(None if h is None else _sorted_cards(h) for h in self.other_hands))
+        put(self, "gone", _sorted_cards(self.gone))
+        put(self, "scores", tuple(self.scores))
+        found, pool = _check(self.variant, self.players, self.placement, self.rows, self.hand,
+                             self.other_hands, self.gone, self.scores)
+        if found:
+            raise NimmtError(found[0])
+        other_hands, pool = _infer_hidden_hand(self.variant, self.other_hands, pool)
+        put(self, "other_hands", other_hands)
+        put(self, "pool", pool)
 
     @classmethod
     def make(cls, *, players: int, rows: Sequence[Sequence[int]], hand: Sequence[int],
@@ -69,27 +307,22 @@ class Position:
         >>> p.hands[1]  # tactical, 2 players: the other hand is what is left of 1..24
         (15, 17, 24)
         """
-        check_variant(variant)
-        check_players(players)
-        check_placement(placement)
         others = dict(others or {})
-        for number in others:
-            if not 2 <= number <= players:
-                raise NimmtError(f"p{number} given but players={players}; "
-                                 f"give hands only for p2..p{players}")
-        hands = [tuple(sorted(hand))] + [
-            tuple(sorted(others[i])) if i in others else None for i in range(2, players + 1)]
-        if not hand:
-            raise NimmtError("hand is empty; give player 1's cards, e.g. hand=1,15,22")
-        scores = tuple(scores) if scores is not None else (0,) * players
-        position = cls(variant, players, placement, tuple(tuple(r) for r in rows),
-                       tuple(hands), tuple(sorted(gone)), scores)
-        return position._validated()
+        found = _rule_problems(variant, players, placement)
+        if not found:
+            found = _input_problems(players, hand, others)
+        if found:
+            raise NimmtError(found[0])
+        return cls(variant, players, placement, tuple(tuple(r) for r in rows), tuple(hand),
+                   tuple(None if others.get(i) is None else tuple(others[i])
+                         for i in range(2, players + 1)), tuple(gone),
+                   tuple(scores) if scores is not None else (0,) * players)
 
     # ---- derived facts
     @property
-    def hand(self) -> Hand:
-        return self.hands[0]
+    def hands(self) -> tuple[Hand | None, ...]:
+        """Every hand, player 1 first (None where hidden)."""
+        return (self.hand,) + self.other_hands
 
     @property
     def cards_left(self) -> int:
@@ -107,79 +340,11 @@ class Position:
     @property
     def hidden_players(self) -> tuple[int, ...]:
         """Indices (0-based) of players whose hands are not known."""
-        return tuple(i for i, h in enumerate(self.hands) if h is None)
+        return tuple(i for i, h in enumerate(self.other_hands, 1) if h is None)
 
     @property
     def all_known(self) -> bool:
-        return not self.hidden_players
-
-    def _validated(self) -> "Position":
-        top = self.deck_size
-        k = len(self.hand)
-        if len(self.rows) != ROW_COUNT:
-            raise NimmtError(f"rows has {len(self.rows)} rows; give exactly 4 rows separated by '/'")
-        for number, row in enumerate(self.rows, 1):
-            if not row:
-                raise NimmtError(f"row {number} is empty; every row holds 1 to 5 cards")
-            if len(row) > ROW_LIMIT:
-                raise NimmtError(f"row {number} holds {len(row)} cards; a row holds at most 5 "
-                                 "(the sixth card takes the row)")
-            if any(a >= b for a, b in zip(row, row[1:])):
-                raise NimmtError(f"row {number} ({','.join(map(str, row))}) is out of order; "
-                                 "list a row's cards in table order, ascending")
-        if not 0 <= k <= HAND_SIZE:  # 0: the end of a round, reached by apply_turn
-            raise NimmtError(f"hand holds {k} cards; give player 1's 1 to 10 cards")
-        for i, h in enumerate(self.hands[1:], 2):
-            if h is not None and len(h) != k:
-                raise NimmtError(f"p{i} holds {len(h)} cards but hand holds {k}; "
-                                 "every player holds the same number of cards")
-        if len(self.scores) != self.players:
-            raise NimmtError(f"scores lists {len(self.scores)} totals for {self.players} players; "
-                             "give one total per player, player 1 first")
-        if any(s < 0 for s in self.scores):
-            raise NimmtError("scores must not be negative; give each player's cows so far")
-        places = [("rows", c) for r in self.rows for c in r] + [("gone", c) for c in self.gone]
-        places += [("hand" if i == 0 else f"p{i + 1}", c)
-                   for i, h in enumerate(self.hands) if h is not None for c in h]
-        seen: dict[int, str] = {}
-        for where, card in places:
-            if not 1 <= card <= top:
-                raise NimmtError(f"card {card} in {where} is outside the {self.variant} deck "
-                                 f"1..{top} for {self.players} players")
-            if card in seen:
-                raise NimmtError(f"card {card} appears twice ({seen[card]} and {where}); "
-                                 "every card is in one place")
-            seen[card] = where
-        pool = tuple(c for c in range(1, top + 1) if c not in seen)
-        hidden = len(self.hidden_players)
-        played = self.players * (HAND_SIZE - k) + ROW_COUNT
-        on_table = sum(len(r) for r in self.rows) + len(self.gone)
-        if self.variant == "standard":
-            if len(pool) < k * hidden:
-                raise NimmtError(f"only {len(pool)} unseen cards for {hidden} hidden hands of {k}; "
-                                 "remove cards from rows/gone or give the hands")
-            if on_table > played:
-                raise NimmtError(f"rows and gone hold {on_table} cards, but with {k} cards in hand "
-                                 f"at most {played} can have been played; check hand and gone")
-            if on_table < played:  # every card played is on a row or in a penalty pile
-                raise NimmtError(
-                    f"rows and gone hold {on_table} cards, but at turn {HAND_SIZE + 1 - k} of 10 "
-                    f"({k} in hand) the {ROW_COUNT} starting cards and {self.players} players x "
-                    f"{HAND_SIZE - k} turns make {played}, each on a row or taken; list every "
-                    "taken card in gone")
-        else:
-            if len(pool) != k * hidden:
-                raise NimmtError(
-                    f"the {self.variant} deck 1..{top} leaves {len(pool)} unplaced cards, but "
-                    f"{hidden} hidden hand(s) of {k} need {k * hidden}; list every taken card "
-                    "in gone (the deck is all in play)")
-            if hidden == 1:  # the one hidden hand is exactly the pool
-                hands = tuple(pool if h is None else h for h in self.hands)
-                return replace(self, hands=hands, pool=())
-            if self.variant == "logic" and hidden:
-                raise NimmtError("logic variant: every hand is drafted face up; give p2.."
-                                 f"p{self.players}")
-        return replace(self, pool=pool) if pool != self.pool else self
+        return None not in self.other_hands
 
     # ---- turns
     def apply_turn(self, cards: Sequence[int], take_rows: Sequence[int] | None = None,
@@ -197,22 +362,50 @@ class Position:
             raise NimmtError(f"give one card per player ({self.players}), got {len(cards)}")
         if len(set(cards)) != len(cards):
             raise NimmtError("two players cannot play the same card")
-        for i, card in enumerate(cards):
-            holding = self.hands[i] if self.hands[i] is not None else self.pool
-            if card not in holding:
+        for i, (card, hand) in enumerate(zip(cards, self.hands)):
+            if card not in (hand if hand is not None else self.pool):
                 who = "player 1" if i == 0 else f"player {i + 1}"
                 raise NimmtError(f"{who} cannot play {card}: not in its hand"
-                                 + ("" if self.hands[i] is not None else " nor in the pool"))
+                                 + ("" if hand is not None else " nor in the pool"))
         from .engine import resolve_turn
 
         outcome = resolve_turn(self.rows, cards, self.professional, take_rows, tie_sides)
         on_table = {c for r in outcome.rows for c in r}
         taken = [c for c in [*(c for r in self.rows for c in r), *cards] if c not in on_table]
-        hands = tuple(None if h is None else tuple(c for c in h if c != cards[i])
-                      for i, h in enumerate(self.hands))
-        after = Position(self.variant, self.players, self.placement, outcome.rows, hands,
-                         tuple(sorted(self.gone + tuple(taken))), self.scores)
-        return after._validated(), outcome
+        others = tuple(None if h is None else tuple(c for c in h if c != card)
+                       for h, card in zip(self.other_hands, cards[1:]))
+        after = Position(self.variant, self.players, self.placement, outcome.rows,
+                         tuple(c for c in self.hand if c != cards[0]), others,
+                         self.gone + tuple(taken), self.scores)
+        return after, outcome
+
+
+def problems(*, players: Any, rows: Sequence[Sequence[Any]], hand: Sequence[Any],
+             variant: Any = "tactical", placement: Any = "normal",
+             others: Mapping[int, Sequence[Any]] | None = None, gone: Sequence[Any] = (),
+             scores: Sequence[Any] | None = None) -> list[str]:
+    """Every problem of a would-be position (``Position.make``'s arguments) as one-line
+    messages, in the order to fix them, without raising; empty when it is valid.
+    ``Position.make`` raises ``NimmtError`` with the first.
+
+    >>> for message in problems(players=2, rows=[[3], [20], [41]], hand=[1, 1], scores=[-1, 0]):
+    ...     print(message[:40].strip())
+    rows has 3 rows; give exactly 4 rows sep
+    scores must not be negative; give each p
+    card 41 in rows is outside the tactical
+    card 1 appears twice (hand and hand); ev
+    """
+    others = dict(others or {})
+    found = _rule_problems(variant, players, placement)
+    if found:
+        return found
+    found = _input_problems(players, hand, others)
+    other_hands = tuple(None if others.get(i) is None else _sorted_cards(others[i])
+                        for i in range(2, players + 1))
+    rest, _ = _check(variant, players, placement, tuple(tuple(r) for r in rows),
+                     _sorted_cards(hand), other_hands, _sorted_cards(gone),
+                     tuple(scores) if scores is not None else (0,) * players)
+    return found + rest
 
 
 _NUMBER = re.compile(r"-?[0-9]+", re.ASCII)  # ASCII digits only; a minus sign is refused later
@@ -241,10 +434,6 @@ def _cards(key: str, text: str) -> Hand:
     if not all(_NUMBER.fullmatch(c) for c in items):
         raise NimmtError(f"{key}={clip(text)}{what}")
     return tuple(_whole(key, c, what) for c in items)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is not 1
 
 
 def position_from_mapping(data: Mapping[str, Any]) -> Position:

@@ -1,6 +1,6 @@
 """The analysis contract (DESIGN.md section 3), held against a brute force.
 
-The brute force below is written from RULES.md and DESIGN.md only, on
+The brute force (``naive.card_values``) is written from RULES.md and DESIGN.md only, on
 ``solver.reference`` (it uses nothing from solver.exact, solver.engine or
 solver.montecarlo; those are imported only for the Monte Carlo and budget tests).
 It is a plain recursion over the rest of the round:
@@ -17,13 +17,13 @@ It is a plain recursion over the rest of the round:
 """
 from __future__ import annotations
 
-import itertools
 import math
 import random
 
 import pytest
 
-from solver import analysis, montecarlo, reference
+from naive import card_values as brute_force
+from solver import analysis, montecarlo
 from solver.analysis import analyse
 from solver.exact import BudgetExceeded, estimate_nodes  # for the budget tests, not the brute force
 from solver.game import deal_position
@@ -35,71 +35,7 @@ TOL = 1e-9
 
 
 # ---------------------------------------------------------------- the brute force
-
-def brute_force(position: Position, model: str, events: set | None = None) -> dict[int, float]:
-    """Every card's value (model 'random': expected cows; 'worst': guaranteed cows)
-    for player 1 from now to the end of the round. ``events`` (optional) collects
-    (situation, owner) pairs met on the way: 'take', 'tie', 'sixth'."""
-    assert model in ("random", "worst")
-    professional = position.professional
-    hidden = len(position.hidden_players)
-    memo: dict = {}
-
-    def freeze(rows):
-        return tuple(tuple(r) for r in rows)
-
-    def turn(rows, cards, i, after):
-        """Player 1's cows from placing cards[i:] (sorted) to the end of the round."""
-        if i == len(cards):
-            return state_value(freeze(rows), *after)
-        card, who = cards[i]
-        opts = reference.options(rows, card, professional)
-        if events is not None:
-            if opts[0].kind == "take":
-                events.add(("take", who))
-            elif len(opts) > 1:
-                events.add(("tie", who))
-            if any(o.kind == "sixth" for o in opts):
-                events.add(("sixth", who))
-
-        def go(option):
-            new_rows, cows = reference.apply_option(rows, card, option)
-            return (cows if who == P1 else 0) + turn(new_rows, cards, i + 1, after)
-
-        if len(opts) == 1:
-            return go(opts[0])
-        if who == P1:
-            return min(go(o) for o in opts)
-        if model == "worst":
-            return max(go(o) for o in opts)
-        return go(reference.rule_following(rows, opts))
-
-    def card_value(rows, hand, known, pool, card):
-        outcomes = []
-        for known_cards in itertools.product(*known):
-            for hidden_cards in itertools.combinations(pool, hidden):
-                cards = sorted([(card, P1)] + [(c, OPPONENT) for c in known_cards + hidden_cards])
-                after = (tuple(c for c in hand if c != card),
-                         tuple(tuple(c for c in h if c != played)
-                               for h, played in zip(known, known_cards)),
-                         tuple(c for c in pool if c not in hidden_cards))
-                outcomes.append(turn(rows, cards, 0, after))
-        if model == "random":
-            return sum(outcomes) / len(outcomes)
-        return max(outcomes)
-
-    def state_value(rows, hand, known, pool):
-        if not hand:
-            return 0
-        key = (rows, hand, known, pool)
-        if key not in memo:
-            memo[key] = min(card_value(rows, hand, known, pool, c) for c in hand)
-        return memo[key]
-
-    rows = freeze(position.rows)
-    known = tuple(h for h in position.hands[1:] if h is not None)
-    pool = tuple(position.pool) if hidden else ()
-    return {c: card_value(rows, position.hand, known, pool, c) for c in position.hand}
+# naive.card_values, imported as brute_force
 
 
 def test_brute_force_on_hand_solved_positions():

@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from naive import logic_draft as draft
+from naive import replay_cows as replay_game
 from solver import engine, reference
 from solver.rules import COWS, card_cows, deck_size
 
@@ -295,22 +297,6 @@ BOTS = ("random", "closest", "lowkeeper", "dumper")
 MAX_ROUNDS = 60
 
 
-def replay_game(log, g, rounds, professional):
-    """Cows per round and player, by replaying the logged rounds with the reference."""
-    per_round = []
-    for rnd in range(rounds):
-        rows = [[int(c)] for c in log.rows[g, rnd]]
-        hands = [sorted(int(c) for c in h) for h in log.hands[g, rnd]]
-        played = [sorted(int(c) for c in log.plays[g, rnd, :, p]) for p in range(len(hands))]
-        assert played == hands, "a player did not play out exactly its hand"
-        total = [0] * len(hands)
-        for turn in range(10):
-            rows, cows = reference.resolve_turn(
-                rows, [int(c) for c in log.plays[g, rnd, turn]], professional)
-            total = [a + b for a, b in zip(total, cows)]
-        per_round.append(total)
-    return per_round
-
 
 def check_deal(log, g, rnd, n, variant):
     deck = deck_size(variant, n)
@@ -325,15 +311,6 @@ def check_deal(log, g, rnd, n, variant):
     if variant == "logic":
         assert rows == sorted(rows)
 
-
-def draft(n, start, bots):
-    """The logic draft of deterministic bots (fewest cows, ties the lowest card), round
-    robin from ``start``: returns (sorted hands, rows)."""
-    pool = sorted(range(1, tactical(n) + 1), key=lambda c: (card_cows(c), c))
-    hands = [[] for _ in range(n)]
-    for pick in range(10 * n):
-        hands[(start + pick) % n].append(pool.pop(0))
-    return [sorted(h) for h in hands], sorted(pool)
 
 
 GAME_CASES = [(v, p) for v in ("standard", "tactical", "logic") for p in ("normal", "professional")]

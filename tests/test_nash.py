@@ -1,7 +1,7 @@
 """The two-player equilibrium, model ``nash`` (DESIGN.md section 3), held against an
 independent brute force.
 
-The brute force below is written from RULES.md and DESIGN.md only, on
+The brute force (``naive.NashBrute``) is written from RULES.md and DESIGN.md only, on
 ``solver.reference``: it imports nothing from solver.exact, solver.engine or
 solver.nash (those are imported only to be tested). It is a plain recursion:
 
@@ -28,10 +28,9 @@ import re
 
 import numpy as np
 import pytest
-from scipy import sparse
-from scipy.optimize import linprog
-
 from cli_checks import assert_ok, assert_one_line_error, invoke
+from naive import NashBrute as Brute
+from naive import highs_batch
 from solver import reference
 from solver.game import deal_position
 from solver.position import EXAMPLES, Position, format_position, parse_position
@@ -46,135 +45,8 @@ TOL = 1e-9
 P1, P2 = 1, 2
 
 
-# ---------------------------------------------------------------- matrix games by HiGHS
-
-def lp_game(P: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """Value and optimal strategies of the game P whose ROW player minimises, by HiGHS:
-    minimise v subject to P^T x <= v, sum x = 1, x >= 0 (y from the duals)."""
-    m, n = P.shape
-    c = np.r_[np.zeros(m), 1.0]
-    a_ub = np.c_[P.T, -np.ones(n)]
-    a_eq = np.r_[np.ones(m), 0.0][None, :]
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
-    assert res.status == 0, res.message
-    y = -res.ineqlin.marginals
-    return float(res.fun), res.x[:m], y
-
-
-def game_value(P: np.ndarray) -> float:
-    """A pure saddle point if there is one (exact), otherwise HiGHS."""
-    upper = P.max(axis=1).min()   # the minimiser's pure guarantee
-    lower = P.min(axis=0).max()   # the maximiser's pure guarantee
-    if upper == lower:
-        return float(upper)
-    return lp_game(P)[0]
-
-
-def highs_batch(mats: list[np.ndarray]) -> np.ndarray:
-    """The values of many games at once: one block-diagonal LP (minimise the sum of
-    the independent v_g), so each v_g at the optimum is game g's value."""
-    vals, rows, cols = [], [], []
-    eq_rows, eq_cols = [], []
-    v_index = []
-    var = r_ub = 0
-    for g, P in enumerate(mats):
-        m, n = P.shape
-        xs = np.arange(var, var + m)
-        v = var + m
-        v_index.append(v)
-        jj, ii = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
-        rows += [(r_ub + jj).ravel(), r_ub + np.arange(n)]
-        cols += [xs[ii].ravel(), np.full(n, v)]
-        vals += [P.T.ravel(), -np.ones(n)]
-        eq_rows.append(np.full(m, g))
-        eq_cols.append(xs)
-        var += m + 1
-        r_ub += n
-    a_ub = sparse.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                            shape=(r_ub, var))
-    eq_cols = np.concatenate(eq_cols)
-    a_eq = sparse.csr_array((np.ones(len(eq_cols)), (np.concatenate(eq_rows), eq_cols)),
-                            shape=(len(mats), var))
-    c = np.zeros(var)
-    c[v_index] = 1.0
-    bounds = np.c_[np.zeros(var), np.full(var, np.inf)]
-    bounds[v_index, 0] = -np.inf
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(r_ub), A_eq=a_eq, b_eq=np.ones(len(mats)),
-                  bounds=bounds, method="highs")
-    assert res.status == 0, res.message
-    return res.x[v_index]
-
-
 # ---------------------------------------------------------------- the brute force
-
-class Brute:
-    """The nash game of a 2-player, both-hands-known position, on solver.reference.
-
-    ``mode``: 'nash' (matrix games), 'p1_first' (player 1 commits first: min_a max_b,
-    an upper bound) or 'p2_first' (max_b min_a, a lower bound).
-    ``events`` collects (situation, owner) met: 'take', 'tie', 'sixth'.
-    """
-
-    def __init__(self, position: Position, mode: str = "nash"):
-        assert position.players == 2 and position.all_known
-        assert mode in ("nash", "p1_first", "p2_first")
-        self.professional = position.professional
-        self.mode = mode
-        self.rows = tuple(tuple(r) for r in position.rows)
-        self.h1, self.h2 = tuple(position.hands[0]), tuple(position.hands[1])
-        self.memo: dict = {}
-        self.events: set = set()
-        self.lp_calls = 0
-
-    def cell(self, rows, a, b, h1, h2) -> float:
-        """D from playing a (player 1) against b (player 2) to the end of the round."""
-        cards = sorted([(a, P1), (b, P2)])
-        after = (tuple(c for c in h1 if c != a), tuple(c for c in h2 if c != b))
-
-        def place(rows, i, d):
-            if i == 2:
-                return d + self.value(tuple(tuple(r) for r in rows), *after)
-            card, who = cards[i]
-            opts = reference.options(rows, card, self.professional)
-            if opts[0].kind == "take":
-                self.events.add(("take", who))
-            elif len(opts) > 1:
-                self.events.add(("tie", who))
-            if any(o.kind == "sixth" for o in opts):
-                self.events.add(("sixth", who))
-            outcomes = []
-            for o in opts:
-                new, cows = reference.apply_option(rows, card, o)
-                outcomes.append(place(new, i + 1, d + (cows if who == P1 else -cows)))
-            return min(outcomes) if who == P1 else max(outcomes)
-
-        return place([list(r) for r in rows], 0, 0.0)
-
-    def matrix(self, rows, h1, h2) -> np.ndarray:
-        return np.array([[self.cell(rows, a, b, h1, h2) for b in h2] for a in h1])
-
-    def value(self, rows, h1, h2) -> float:
-        if not h1:
-            return 0.0
-        key = (rows, h1, h2)
-        if key not in self.memo:
-            P = self.matrix(rows, h1, h2)
-            if self.mode == "p1_first":
-                v = float(P.max(axis=1).min())
-            elif self.mode == "p2_first":
-                v = float(P.min(axis=0).max())
-            else:
-                v = game_value(P)
-                self.lp_calls += P.max(axis=1).min() != P.min(axis=0).max()
-            self.memo[key] = v
-        return self.memo[key]
-
-    def root_value(self) -> float:
-        return self.value(self.rows, self.h1, self.h2)
-
-    def root_matrix(self) -> np.ndarray:
-        return self.matrix(self.rows, self.h1, self.h2)
+# naive.NashBrute (imported as Brute), on matrix games solved by naive.game_value
 
 
 # ---------------------------------------------------------------- positions

@@ -20,51 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from solver import engine, reference
+from naive import after_turn
+from naive import perft as reference_perft
+from solver import engine
 from solver.rules import COWS
 
 DATA = Path(__file__).parent / "data" / "perft.json"
 COUNTED = ("histories", "states", "takes", "ties", "sixths")
 
 
-def _after_turn(hands, combo):
-    return [[c for c in h if c != played] for h, played in zip(hands, combo)]
-
-
 # ---------------------------------------------------------------- on the reference
-
-def reference_perft(rows, hands, professional):
-    """(histories, set of final row states, Counter of placements by kind)."""
-    events = Counter()
-    states = set()
-
-    def place(rows, cards):  # every way to place ``cards`` (ascending), one per option sequence
-        if not cards:
-            yield rows
-            return
-        opts = reference.options(rows, cards[0], professional)
-        for opt in opts:
-            if opt.kind == "take":
-                events["takes"] += 1
-            elif len(opts) > 1:
-                events["ties"] += 1
-            if opt.kind == "sixth":
-                events["sixths"] += 1
-            new, _ = reference.apply_option(rows, cards[0], opt)
-            yield from place(new, cards[1:])
-
-    def walk(rows, hands):
-        if not hands[0]:
-            states.add(tuple(tuple(r) for r in rows))
-            return 1
-        total = 0
-        for combo in itertools.product(*hands):
-            for new in place(rows, sorted(combo)):
-                total += walk(new, _after_turn(hands, combo))
-        return total
-
-    histories = walk([list(r) for r in rows], [list(h) for h in hands])
-    return histories, states, events
+# naive.perft, imported as reference_perft
 
 
 # ---------------------------------------------------------------- on the kernels
@@ -112,7 +78,7 @@ def kernel_perft(rows, hands, professional):
         total = 0
         for combo in itertools.product(*hands):
             for new_table, new_rows in place(table, rows, sorted(combo)):
-                total += walk(new_table, new_rows, _after_turn(hands, combo))
+                total += walk(new_table, new_rows, after_turn(hands, combo))
         return total
 
     rows = tuple(tuple(r) for r in rows)

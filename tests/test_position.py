@@ -2,7 +2,9 @@
 JSON input, and apply_turn."""
 from __future__ import annotations
 
+import dataclasses
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +12,8 @@ from hypothesis import strategies as st
 
 from solver.engine import TurnOutcome
 from solver.game import deal_position
-from solver.position import Position, format_position, load_position, parse_position
+from solver.position import (Position, format_position, load_position, parse_position,
+                             problems)
 from solver.rules import PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows
 
 # The README / docstring example: tactical, 2 players, 3 cards left, p2 derived.
@@ -456,3 +459,168 @@ def test_malformed_cases_are_otherwise_valid():
 
 def test_nimmt_error_is_a_value_error():
     assert issubclass(NimmtError, ValueError)
+
+
+# ---------------------------------------------------------------- every position is checked
+
+def fields_of(p: Position) -> dict:
+    """``Position.make``'s (and ``problems``') keyword arguments for ``p``."""
+    return {"variant": p.variant, "players": p.players, "placement": p.placement,
+            "rows": [list(r) for r in p.rows], "hand": list(p.hand),
+            "others": {i: list(h) for i, h in enumerate(p.hands[1:], 2) if h is not None},
+            "gone": list(p.gone), "scores": list(p.scores)}
+
+
+def test_problems_lists_every_problem_at_once():
+    found = problems(players=2, rows=[[3, 7, 12], [16, 14], [], [23], [30]],
+                     hand=[13, 18, 13], others={2: [15, 17]}, gone=[1, 2, 99],
+                     scores=[5, -1, 0])
+    assert found == [
+        "rows has 5 rows; give exactly 4 rows separated by '/'",
+        "row 2 (16,14) is out of order; list a row's cards in table order, ascending",
+        "row 3 is empty; every row holds 1 to 5 cards",
+        "p2 holds 2 cards but hand holds 3; every player holds the same number of cards",
+        "scores lists 3 totals for 2 players; give one total per player, player 1 first",
+        "scores must not be negative; give each player's cows so far",
+        "card 30 in rows is outside the tactical deck 1..24 for 2 players",
+        "card 99 in gone is outside the tactical deck 1..24 for 2 players",
+        "card 13 appears twice (hand and hand); every card is in one place",
+    ]
+    with pytest.raises(NimmtError) as info:
+        Position.make(players=2, rows=[[3, 7, 12], [16, 14], [], [23], [30]],
+                      hand=[13, 18, 13], others={2: [15, 17]}, gone=[1, 2, 99],
+                      scores=[5, -1, 0])
+    assert str(info.value) == found[0]  # construction raises the first
+
+
+def test_problems_of_the_rules_and_the_input():
+    assert problems(players=11, rows=[[1]], hand=[2], variant="classic", placement="left") == [
+        "unknown variant 'classic'; use one of standard, tactical, logic",
+        "players=11 is outside 2..10; give a player count from 2 to 10",
+        "unknown placement 'left'; use one of normal, professional"]
+    assert problems(players="2", rows=[[1]], hand=[2]) == [
+        "players='2' is not a whole number; give e.g. players=3"]
+    found = problems(players=3, rows=[[1], [2], [3], [4]], hand=[], others={5: [6]})
+    assert found[:2] == ["p5 given but players=3; give hands only for p2..p3",
+                         "hand is empty; give player 1's cards, e.g. hand=1,15,22"]
+
+
+def test_problems_is_empty_for_valid_positions():
+    for text, _ in CANONICAL:
+        assert problems(**fields_of(parse_position(text))) == []
+
+
+def test_every_constructor_path_refuses_an_invalid_value(tmp_path, monkeypatch):
+    p = parse_position(BASE)
+    twice = "card 13 appears twice"
+    with pytest.raises(NimmtError, match=twice):  # the dataclass itself
+        Position(p.variant, p.players, p.placement, p.rows, p.hand, p.other_hands,
+                 p.gone + (13,), p.scores)
+    with pytest.raises(NimmtError, match=twice):
+        dataclasses.replace(p, gone=p.gone + (13,))
+    with pytest.raises(NimmtError, match=twice):
+        Position.make(**{**fields_of(p), "gone": list(p.gone) + [13]})
+    with pytest.raises(NimmtError, match=twice):
+        parse_position(BASE + ",13")
+    with pytest.raises(NimmtError, match=twice):
+        load_position(_write(tmp_path, "twice.json", {
+            "players": 2, "rows": [list(r) for r in p.rows], "hand": list(p.hand),
+            "gone": list(p.gone) + [13]}))
+    with pytest.raises(NimmtError, match="other_hands lists 2 hands for p2..p2"):
+        Position(p.variant, p.players, p.placement, p.rows, p.hand, (None, None), p.gone,
+                 p.scores)
+    with pytest.raises(NimmtError, match="scores lists 0 totals"):
+        Position(p.variant, p.players, p.placement, p.rows, p.hand, p.other_hands, p.gone, ())
+    with pytest.raises(NimmtError, match="card '13' in hand is not a card number"):
+        Position(p.variant, p.players, p.placement, p.rows, ("13", "18", "22"),
+                 p.other_hands, p.gone, p.scores)
+    # apply_turn builds its result through the same checks: a turn that lost a card fails
+    import solver.engine
+
+    real = solver.engine.resolve_turn
+
+    def losing_a_card(*args, **kwargs):
+        outcome = real(*args, **kwargs)
+        return dataclasses.replace(outcome, rows=outcome.rows[:3] + ((24,),))  # 23 lost
+
+    monkeypatch.setattr(solver.engine, "resolve_turn", losing_a_card)
+    with pytest.raises(NimmtError):
+        p.apply_turn([13, 15])
+
+
+def test_positions_are_frozen_and_normalised():
+    p = parse_position(BASE)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.hand = (1,)  # type: ignore[misc]
+    q = Position("tactical", 2, "normal", [[3, 7, 12], [14, 16], [19, 20, 21], [23]],
+                 [22, 13, 18], [None], [11, 10, 9, 8, 6, 5, 4, 2, 1], [0, 0])
+    assert q == p and q.hand == (13, 18, 22) and q.hands[1] == (15, 17, 24) and q.pool == ()
+    assert isinstance(q.rows[0], tuple) and q.gone == tuple(sorted(q.gone))
+
+
+CORRUPTIONS = ("duplicate", "outside", "drop gone", "add gone", "negative score",
+               "score count", "row order", "empty row", "fifth row", "short hand", "variant")
+
+
+def corrupt(fields: dict, how: str, rng) -> dict | None:
+    """``fields`` with one fault, or None when ``how`` does not apply to them."""
+    f = {**fields, "rows": [list(r) for r in fields["rows"]], "gone": list(fields["gone"]),
+         "others": {i: list(h) for i, h in fields["others"].items()},
+         "scores": list(fields["scores"])}
+    top = 104 if f["variant"] == "standard" else 10 * f["players"] + 4
+    if how == "duplicate":
+        f["gone"].append(rng.choice(f["hand"] + [c for r in f["rows"] for c in r]))
+    elif how == "outside":
+        f["gone"].append(rng.choice([0, -1, top + 1, top + 50]))
+    elif how == "drop gone":
+        if not f["gone"]:
+            return None
+        f["gone"].remove(rng.choice(f["gone"]))
+    elif how == "add gone":
+        unseen = sorted(set(range(1, top + 1)) - {c for r in f["rows"] for c in r}
+                        - set(f["gone"]) - set(f["hand"])
+                        - {c for h in f["others"].values() for c in h})
+        if not unseen:
+            return None
+        f["gone"].append(rng.choice(unseen))
+    elif how == "negative score":
+        f["scores"][rng.randrange(f["players"])] = -rng.randint(1, 99)
+    elif how == "score count":
+        f["scores"] = f["scores"][:-1] if rng.random() < 0.5 else f["scores"] + [0]
+    elif how == "row order":
+        long_rows = [r for r in f["rows"] if len(r) > 1]
+        if not long_rows:
+            return None
+        rng.choice(long_rows).reverse()
+    elif how == "empty row":
+        f["rows"][rng.randrange(4)] = []
+    elif how == "fifth row":
+        f["rows"].append([f["gone"].pop()] if f["gone"] else [])
+    elif how == "short hand":
+        if not f["others"]:
+            return None
+        f["others"][rng.choice(sorted(f["others"]))].pop()
+    elif how == "variant":
+        f["variant"] = rng.choice(["classic", "Tactical", ""])
+    return f
+
+
+@settings(max_examples=80, deadline=None)
+@given(variant=st.sampled_from(VARIANTS), players=st.integers(2, 10),
+       placement=st.sampled_from(PLACEMENTS), cards_left=st.integers(1, 10),
+       seed=st.integers(0, 2**40), how=st.sampled_from(CORRUPTIONS), salt=st.integers(0, 99))
+def test_dealt_positions_have_no_problems_and_corruptions_have_some(variant, players, placement,
+                                                                     cards_left, seed, how, salt):
+    p = deal_position(Rules(variant, players, placement), cards_left, seed)
+    fields = fields_of(p)
+    assert problems(**fields) == []
+    assert parse_position(format_position(p)) == p == Position.make(**fields)
+    bad = corrupt(fields, how, random.Random(salt))
+    if bad is None:
+        return
+    found = problems(**bad)
+    assert found, (how, bad)
+    assert all(m and "\n" not in m for m in found)
+    with pytest.raises(NimmtError) as info:
+        Position.make(**bad)
+    assert str(info.value) == found[0]

@@ -19,7 +19,6 @@ names the root. The checks here:
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import math
 import os
@@ -32,6 +31,8 @@ import pytest
 
 from cli_checks import assert_ok, assert_one_line_error
 from cli_checks import invoke as run
+from naive import tree_node_counts as brute_count
+from naive import turn_cows as brute_cows
 from solver import reference
 from solver.analysis import analyse
 from solver.game import deal_position
@@ -105,73 +106,7 @@ def by_key(g):
 
 # ---------------------------------------------------------------- independent count
 
-def brute_count(position, model, depth=None):
-    """How many nodes of each actor the full tree has, enumerated on solver/reference.py.
-
-    A p1 node per turn boundary (a leaf at the end of the round); under it one chance /
-    opponents node per card of player 1, and under that, for every set of opponent cards
-    (one card of each known hand, any set of cards from the pool for the hidden hands), the
-    turn resolved lowest card first: a choice node wherever the card's owner has several
-    options and chooses (player 1 always; opponents under worst and nash; under random they
-    follow reference.rule_following), one branch per option.
-    """
-    k = position.cards_left
-    depth = k if depth is None else min(depth, k)
-    hidden = len(position.hidden_players)
-    counts = Counter()
-    opponent_actor = "chance" if model == "random" else "opponents"
-
-    def boundary(rows, hands, pool, turn):
-        if not hands[0]:
-            counts["leaf"] += 1
-            return
-        counts["p1"] += 1
-        if turn >= depth:
-            return
-        known = [i for i in range(1, len(hands)) if hands[i] is not None]
-        for card in hands[0]:
-            counts[opponent_actor] += 1
-            for picks in itertools.product(*(hands[i] for i in known)):
-                for hidden_cards in itertools.combinations(pool, hidden):
-                    plays = ([(0, card)] + list(zip(known, picks))
-                             + [("hidden", c) for c in hidden_cards])
-                    plays.sort(key=lambda pc: pc[1])
-                    place(rows, plays, 0, hands, pool, turn)
-
-    def place(rows, plays, i, hands, pool, turn):
-        if i == len(plays):
-            played = {c for _, c in plays}
-            new_hands = [None if h is None else tuple(c for c in h if c not in played)
-                         for h in hands]
-            boundary(rows, new_hands, tuple(c for c in pool if c not in played), turn + 1)
-            return
-        owner, card = plays[i]
-        opts = reference.options(rows, card, position.professional)
-        if len(opts) == 1:
-            chosen = opts
-        elif owner == 0 or model != "random":
-            counts["choice"] += 1
-            chosen = opts
-        else:
-            chosen = [reference.rule_following(rows, opts)]
-        for option in chosen:
-            new_rows, _ = reference.apply_option(rows, card, option)
-            place(new_rows, plays, i + 1, hands, pool, turn)
-
-    boundary([list(r) for r in position.rows], list(position.hands), tuple(position.pool), 0)
-    return counts
-
-
-def brute_cows(position, cards, choices):
-    """Player 1's cows of one turn (reference), with ``choices`` picking among options."""
-    plays = sorted(enumerate(cards), key=lambda pc: pc[1])
-    rows = [list(r) for r in position.rows]
-    total = 0
-    for owner, card in plays:
-        opts = reference.options(rows, card, position.professional)
-        rows, cows = reference.apply_option(rows, card, choices(owner, rows, opts))
-        total += cows if owner == 0 else 0
-    return total
+# naive.tree_node_counts and naive.turn_cows, imported as brute_count and brute_cows
 
 
 COUNT_CASES = [(n, m) for n in CASES for m in ("random", "worst")]
