@@ -322,17 +322,22 @@ def render_analysis(analysis, tablefmt: str) -> str:
                    "can guarantee against an adversary who sees your card; nash: two-player "
                    "equilibrium (known hands).")
 @click.option("--method", type=click.Choice(["auto", "exact", "montecarlo"]), default="auto",
-              show_default=True, help="auto: exact search when its estimate fits --max-nodes.")
+              show_default=True,
+              help="auto: exact search first, within a time budget (10 s, or half of "
+                   "--time-limit); Monte Carlo if it does not finish (model random).")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
-              help="Seconds; Monte Carlo stops then and reports what it has (nash stops "
-                   "with an error: an equilibrium needs the whole search).")
+              help="Seconds; Monte Carlo stops then and reports what it has; exact search "
+                   "prints the cards it finished and fails (exit 2), as nash does.")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
-              help="Exact-search budget in nodes (default 5,000,000, about 5 s).")
+              help="Exact-search budget in nodes (default 5,000,000, about 5 s): --method "
+                   "exact refuses an estimate over it, auto one over 32 times it; a search "
+                   "stops at 4 times it.")
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
-              help="nash: memory for the transposition table, with a unit: 8G, 512M (at most "
-                   "the machine's RAM); larger solves refuse.")
+              help="Memory for the search's table (exact search's memo, nash's "
+                   "transposition table), with a unit: 8G, 512M (at most the machine's RAM): "
+                   "exact search stops there, nash refuses.")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
               help="nash: threads sharing the search (default: one per core).")
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
@@ -367,17 +372,37 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     from solver.analysis import DEFAULT_MAX_NODES
     from solver.analysis import analyse as run
 
+    from solver.exact import SearchInterrupted, SearchStopped
+
     used_seed = _fresh_seed(seed)
     if opponents == "nash":
         progress = LazyProgress(position.cards_left ** 2, "root cells")
     else:
         progress = LazyProgress(samples, "samples per card")
+    exact_bar = LazyProgress(position.cards_left, "cards solved exactly")
+
+    def sampled(step: int) -> None:  # Monte Carlo after exact search: close its bar first
+        if exact_bar.enabled:
+            exact_bar.close()
+            exact_bar.enabled, exact_bar.bar = False, None
+        progress(step)
+
     try:
         result = run(position, opponents=opponents, method=method, samples=samples,
                      seed=used_seed, time_limit=time_limit,
                      max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
-                     progress=progress, memory=memory, workers=workers)
+                     progress=sampled if opponents != "nash" else progress, memory=memory,
+                     workers=workers, exact_progress=exact_bar)
+    except SearchStopped as stopped:  # what finished, then the one line
+        exact_bar.close()
+        _echo_unfinished(stopped, position, opponents, fmt)
+        raise
+    except SearchInterrupted as stopped:
+        exact_bar.close()
+        _echo_unfinished(stopped, position, opponents, fmt)
+        raise
     finally:
+        exact_bar.close()
         progress.close()
     if opponents == "nash":
         result.extra["show_p2"] = both_sides
@@ -392,6 +417,36 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
 
 
 cli.add_command(analyse, name="analyze")
+
+
+def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> None:
+    """The cards an exact search finished before it stopped, marked incomplete (nothing
+    when it finished none). Cards are solved in hand order, so no best card is claimed."""
+    if not stopped.finished:
+        return
+    from solver.analysis import UNITS
+
+    unit = UNITS[opponents]
+    head = (f"incomplete: exact search ({opponents}) stopped ({stopped.reason}) after "
+            f"{stopped.nodes:,} nodes in {stopped.seconds:.1f} s; {len(stopped.finished)} of "
+            f"{stopped.cards_total} cards solved, the others unknown")
+    if fmt == "json":
+        click.echo(json.dumps({
+            "position": format_position(position), "opponents": opponents, "method": "exact",
+            "unit": unit, "complete": False, "stopped": stopped.reason,
+            "cards_total": stopped.cards_total, "nodes": stopped.nodes,
+            "seconds": stopped.seconds,
+            "cards": [{"card": c.card, "value": c.value, "cows_now": c.cows_now,
+                       "cows_later": c.value - c.cows_now,
+                       "take_probability": c.take_probability} for c in stopped.finished]},
+            indent=2))
+        return
+    rows = [[c.card, f"{c.value:.3f}", f"{c.take_probability:.3f}", f"{c.cows_now:.3f}",
+             f"{c.value - c.cows_now:.3f}"] for c in stopped.finished]
+    click.echo(head + "\n")
+    click.echo(tabulate(rows, headers=["card", unit, "P(take now)", "cows now", "later"],
+                        tablefmt="github" if fmt == "markdown" else "simple",
+                        disable_numparse=True, colalign=["left"] + ["right"] * 4))
 
 
 # ---------------------------------------------------------------- tree
@@ -478,7 +533,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
       nimmt solve-deal --seed 3
     """
     from solver.game import deal_position, play_random_turns
-    from solver.nash import BYTES_PER_STATE, check_nash_position, estimate_states, largest_fitting_k
+    from solver.nash import (check_nash_position, estimate_bytes, estimate_states,
+                             largest_fitting_k)
 
     used = _fresh_seed(seed)
     dealt = position is None
@@ -495,8 +551,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
     k = position.cards_left
     fit = largest_fitting_k(position, memory)
     plan = [{"cards_left": j, "states": estimate_states(position, j),
-             "bytes": estimate_states(position, j) * BYTES_PER_STATE,
-             "fits": estimate_states(position, j) * BYTES_PER_STATE <= memory}
+             "bytes": estimate_bytes(position, j),
+             "fits": estimate_bytes(position, j) <= memory}
             for j in range(k, 0, -1)]
     if fit == 0:
         _fail("not even one card fits the memory budget; raise --memory")

@@ -6,6 +6,7 @@ now to the end of the round, against a named opponent model, by a named method.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -16,7 +17,19 @@ from .rules import NimmtError
 OPPONENTS = ("random", "worst", "nash")
 METHODS = ("auto", "exact", "montecarlo")
 DEFAULT_MAX_NODES = 5_000_000
+# max_nodes is the exact search's budget in nodes. The node estimate is rough (measured
+# 0.29-7.7 times the count), so an exact search stops only once it has resolved OVERRUN
+# times the budget; --method exact refuses at once when the estimate is over the budget;
+# auto tries exact search unless the estimate is over HOPELESS times the budget (an
+# estimate has been at most 7.7 times the count, so such a search would pass the stop).
 OVERRUN = 4
+HOPELESS = 32
+# auto's exact attempt, model random (Monte Carlo follows if it does not finish): this
+# long without a time_limit, else this share of it (Monte Carlo gets what is left).
+AUTO_SECONDS = 10.0
+AUTO_SHARE = 0.5
+STOPPED_BY = {"time limit": "its time budget", "memory": "the memory budget",
+              "nodes": "the node budget"}
 UNITS = {"random": "expected cows", "worst": "guaranteed cows", "nash": "game value"}
 
 
@@ -102,8 +115,17 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
             samples: int = 2000, seed: int = 0, time_limit: float | None = None,
             max_nodes: int = DEFAULT_MAX_NODES,
             progress: Callable[[int], None] | None = None,
-            memory: int = 8 * 2**30, workers: int | None = None) -> Analysis:
+            memory: int = 8 * 2**30, workers: int | None = None,
+            exact_progress: Callable[[int], None] | None = None) -> Analysis:
     """Analyse every card of player 1's hand.
+
+    ``method='auto'`` tries exact search first (see HOPELESS, AUTO_SECONDS) and, for model
+    random, falls back to Monte Carlo when it does not finish; ``reason`` says what
+    happened. Exact search stops at ``time_limit``, ``memory`` (its memo) and OVERRUN x
+    ``max_nodes`` nodes: with ``method='exact'`` (or auto for worst) that raises
+    exact.SearchStopped (a NimmtError) carrying the cards it finished; Ctrl-C raises
+    exact.SearchInterrupted (a KeyboardInterrupt) with them. ``progress(n)``: n more Monte
+    Carlo samples per card; ``exact_progress(n)``: n more cards solved exactly.
 
     >>> from solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -121,47 +143,65 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         return nash.analyse_nash(position, memory=memory, workers=workers,
                                  time_limit=time_limit, progress=progress)
     if max_nodes < 1:
-        raise NimmtError("--max-nodes must be at least 1")
+        raise NimmtError("max_nodes (--max-nodes) must be at least 1")
     estimate = exact.estimate_nodes(position)
-    fits = estimate <= max_nodes
-    if method == "exact" and not fits:
+    if method == "exact" and estimate > max_nodes:
         raise exact.BudgetExceeded(
             f"exact search would take about {_count(estimate)} nodes, over the budget of "
-            f"{max_nodes:,}; raise --max-nodes (about 1,000,000 nodes a second) or use "
-            "--method montecarlo")
+            f"{max_nodes:,}; raise max_nodes (--max-nodes; about 1,000,000 nodes a second) or "
+            "use --method montecarlo")
     if method == "montecarlo" and opponents != "random":
         raise NimmtError(f"Monte Carlo estimates the random model only; for {opponents} use "
                          "--method exact")
-    if method == "auto" and not fits and opponents != "random":
+    hopeless = estimate > HOPELESS * max_nodes
+    if method == "auto" and hopeless and opponents != "random":
         raise exact.BudgetExceeded(
-            f"{opponents} needs exact search, which would take about {_count(estimate)} nodes, over "
-            f"the budget of {max_nodes:,}; raise --max-nodes or analyse a position with fewer "
-            "cards left")
-    if method == "exact" or (method == "auto" and fits):
-        reason = (f"exact search as asked (estimated {_count(estimate)} nodes)"
-                  if method == "exact" else
-                  f"auto: estimated {_count(estimate)} nodes, within the budget of {max_nodes:,}")
-        # The estimate can be low by a few times; the search may overrun the budget up to
-        # OVERRUN times before it gives up (auto then falls back to Monte Carlo if it can).
-        limit = OVERRUN * max(max_nodes, estimate)
+            f"{opponents} needs exact search, which would take about {_count(estimate)} nodes, "
+            f"over {HOPELESS}x the budget of {max_nodes:,}; raise max_nodes (--max-nodes) or "
+            "analyse a position with fewer cards left")
+    if method == "exact" or (method == "auto" and not hopeless):
+        fallback = method == "auto" and opponents == "random"
+        seconds = time_limit
+        if fallback:
+            seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
+        limit = OVERRUN * max_nodes
+        start = time.perf_counter()
         try:
-            result = exact.solve_exact(position, opponents, max_nodes=limit)
-        except exact.BudgetExceeded:
-            if method == "exact" or opponents != "random":
-                raise exact.BudgetExceeded(
-                    f"exact search passed {limit:,} nodes ({OVERRUN}x the budget; estimated "
-                    f"{_count(estimate)}); raise --max-nodes or analyse a position with fewer "
-                    "cards left") from None
-            reason = (f"auto: estimated {_count(estimate)} nodes, but exact search passed "
-                      f"{limit:,}; switched to Monte Carlo")
+            result = exact.solve_exact(position, opponents, max_nodes=limit, time_limit=seconds,
+                                       memory=memory, progress=exact_progress)
+        except exact.SearchStopped as stopped:
+            if not fallback:
+                if stopped.reason == "nodes":
+                    raise type(stopped)(
+                        f"exact search ({opponents}) passed {limit:,} nodes ({OVERRUN}x the "
+                        f"budget of {max_nodes:,}; estimated {_count(estimate)}) with "
+                        f"{len(stopped.finished)} of {stopped.cards_total} cards solved; raise "
+                        "max_nodes (--max-nodes) or analyse a position with fewer cards left",
+                        finished=stopped.finished, cards_total=stopped.cards_total,
+                        nodes=stopped.nodes, seconds=stopped.seconds) from None
+                raise
+            spent = time.perf_counter() - start
+            by = STOPPED_BY[stopped.reason]
+            if stopped.reason == "time limit":
+                by += f" of {seconds:g} s"
+            reason = (f"auto: exact search did not finish in {spent:.3g} s ({stopped.nodes:,} "
+                      f"nodes, estimated {_count(estimate)}; stopped by {by}); Monte Carlo")
+            if time_limit is not None:  # Monte Carlo gets the time left
+                time_limit = max(time_limit - spent, 0.01)
         else:
+            reason = (f"exact search as asked (estimated {_count(estimate)} nodes)"
+                      if method == "exact" else
+                      "auto: exact search finished"
+                      + (f" within its time budget of {seconds:g} s" if seconds else "")
+                      + f" (estimated {_count(estimate)} nodes)")
             cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
                               "take_probability": c.take_probability} for c in result.cards])
             return Analysis(position, opponents, "exact", reason, cards, estimate,
                             result.resolved, result.seconds, extra={"states": result.states})
     else:
         reason = ("Monte Carlo as asked" if method == "montecarlo" else
-                  f"auto: estimated {_count(estimate)} nodes, over the budget of {max_nodes:,}")
+                  f"auto: exact search would take about {_count(estimate)} nodes, over "
+                  f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo")
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
                                    progress=progress)
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,

@@ -16,8 +16,10 @@ OWNER_POOL the unknown pool.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from numba import types
@@ -34,9 +36,14 @@ OWNER_GONE, OWNER_P1, OWNER_POOL = 0, 1, 15
 KEY_WORDS = 14
 KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
 VALUE_TYPE = types.float64
-# stats[] slots
-RESOLVED, STATES, HITS, PRUNED, ABORTED = range(5)
-STAT_SLOTS = 5
+# stats[] slots: counters the kernel writes, and two the caller writes: STOP (non-zero
+# asks the search to stop; the caller may set it from another thread while the kernel
+# runs) and MAX_ENTRIES (the most memo entries allowed, 0 for no limit). ABORTED says why
+# a search stopped early; CARDS_DONE counts root cards solved (progress).
+RESOLVED, STATES, HITS, PRUNED, ABORTED, STOP, MAX_ENTRIES, CARDS_DONE = range(8)
+STAT_SLOTS = 8
+STOPPED_NODES, STOPPED_FLAG, STOPPED_MEMORY = 1, 2, 3  # stats[ABORTED]
+CHECK_MASK = 1023  # the stop flag and the memo's size are looked at every 1024 nodes
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
@@ -116,6 +123,18 @@ def _binomial(n, k):
 
 
 @jit
+def _stop_reason(memo, stats, max_resolved):
+    """Why the search must stop now (a STOPPED_* code), or 0 to go on."""
+    if stats[RESOLVED] > max_resolved:
+        return STOPPED_NODES
+    if stats[STOP] != 0:
+        return STOPPED_FLAG
+    if stats[MAX_ENTRIES] > 0 and len(memo) >= stats[MAX_ENTRIES]:
+        return STOPPED_MEMORY
+    return 0
+
+
+@jit
 def _search(table0, owner, deck_size, known_count, hidden_count, professional, model,
             root_card, memo, stats, max_resolved, result):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
@@ -126,6 +145,9 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     places the turn's forced cards. A frame's ``add`` fields are player 1's cows
     taken by forced placements on the way to it, added when it returns.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
+    It stops early (stats[ABORTED], see _stop_reason) past ``max_resolved`` nodes, when
+    stats[STOP] is set or when the memo holds stats[MAX_ENTRIES] entries; the last two
+    are looked at every 1024 nodes.
     """
     width = known_count + hidden_count + 1
     f_type = np.zeros(MAX_FRAMES, np.int64)
@@ -342,11 +364,13 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
         for a in range(width):
             owner[b_turn[f, a]] = OWNER_GONE
         stats[RESOLVED] += 1
-        if stats[RESOLVED] > max_resolved:
-            stats[ABORTED] = 1
-            for a in range(width):
-                owner[b_turn[f, a]] = b_tags[f, a]
-            return
+        if stats[RESOLVED] > max_resolved or stats[RESOLVED] & CHECK_MASK == 0:
+            why = _stop_reason(memo, stats, max_resolved)
+            if why:
+                stats[ABORTED] = why
+                for a in range(width):
+                    owner[b_turn[f, a]] = b_tags[f, a]
+                return
         work[:] = f_table[f]
         d_i, d_tf, d_pend, d_now, d_took = 0, f, 0.0, 0.0, 0.0
         descending = True
@@ -379,12 +403,65 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
         if stats[ABORTED]:
             return
         results[i, :] = result
+        stats[CARDS_DONE] = i + 1
 
 
 # ---------------------------------------------------------------- Python API
 
-class BudgetExceeded(NimmtError):
-    """The exact search would take more nodes than allowed."""
+DEFAULT_MEMORY = 8 * 2**30
+# Peak memory of the memo (numba's typed dict: 14-word key, float value, hash: 128 bytes
+# an entry, a third of the slots free, an index) per entry stored, for the memory guard,
+# which counts entries. Peak RSS growth over entries measured 262-355 bytes
+# (benchmarks/analysis.py); the most is ~400, while the dict doubles (old and new beside).
+BYTES_PER_ENTRY = 400
+# Searches estimated below this run in the caller's thread: they take milliseconds, and a
+# worker thread would cost more than they do.
+INLINE_NODES = 20_000
+POLL_SECONDS = 0.05
+TIME_LIMIT, INTERRUPTED = 1, 2  # what the caller wrote into stats[STOP]
+
+
+class SearchStopped(NimmtError):
+    """An exact search stopped before it finished, or was refused before it began.
+
+    ``reason``: 'time limit', 'memory' or 'nodes'; ``finished``: the root cards solved
+    before it stopped (CardLine, in hand order; the cards are solved one after another),
+    ``cards_total`` how many were asked, ``nodes`` and ``seconds`` what it had spent.
+    """
+
+    def __init__(self, message: str = "", reason: str = "", finished: tuple = (),
+                 cards_total: int = 0, nodes: int = 0, seconds: float = 0.0) -> None:
+        super().__init__(message)
+        self.reason, self.finished, self.cards_total = reason, tuple(finished), cards_total
+        self.nodes, self.seconds = nodes, seconds
+
+
+class BudgetExceeded(SearchStopped):
+    """The exact search would take, or took, more nodes than allowed (``max_nodes``)."""
+
+    def __init__(self, message: str = "", *args, **kwargs) -> None:
+        super().__init__(message, *(args or ("nodes",)), **kwargs)
+
+
+class MemoryExceeded(SearchStopped):
+    """A search would need, or came to need, more memory than allowed (``memory``)."""
+
+    def __init__(self, message: str = "", *args, **kwargs) -> None:
+        super().__init__(message, *(args or ("memory",)), **kwargs)
+
+
+class SearchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an exact search. A KeyboardInterrupt, not a NimmtError, so that code
+    which handles bad input never swallows it; ``finished``, ``cards_total``, ``nodes``
+    and ``seconds`` as in SearchStopped."""
+
+    reason = "interrupted"
+
+    def __init__(self, message: str = "", finished: tuple = (), cards_total: int = 0,
+                 nodes: int = 0, seconds: float = 0.0) -> None:
+        super().__init__(message)
+        self.finished, self.cards_total = tuple(finished), cards_total
+        self.nodes, self.seconds = nodes, seconds
 
 
 @dataclass(frozen=True)
@@ -457,9 +534,17 @@ def estimate_nodes(position: Position, cards_left: int | None = None) -> int:
     return CHOICE_FACTOR * total
 
 
-def solve_exact(position: Position, model: str = "random",
-                max_nodes: int = 50_000_000) -> ExactResult:
+def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_000_000,
+                time_limit: float | None = None, memory: int = DEFAULT_MEMORY,
+                progress: Callable[[int], None] | None = None) -> ExactResult:
     """Exact value of every card in hand for ``model`` ('random' or 'worst').
+
+    The cards are solved one after another, sharing one memo. The search stops early,
+    keeping the cards it finished, past ``max_nodes`` nodes (BudgetExceeded), when its
+    memo would pass ``memory`` bytes (MemoryExceeded), after ``time_limit`` seconds
+    (SearchStopped) or on Ctrl-C (SearchInterrupted); it runs in a worker thread (the
+    kernel releases the GIL) while this one watches the clock. ``progress(n)`` reports
+    n more root cards solved.
 
     >>> from solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -470,9 +555,12 @@ def solve_exact(position: Position, model: str = "random",
     """
     if model not in MODELS:
         raise NimmtError(f"unknown model {model!r} for exact search; use random or worst")
+    if time_limit is not None and not time_limit > 0:
+        raise NimmtError(f"time_limit={time_limit!r} must be a positive number of seconds")
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
     stats = np.zeros(STAT_SLOTS, np.int64)
+    stats[MAX_ENTRIES] = max(1, memory // BYTES_PER_ENTRY)
     results = np.zeros((position.cards_left, 3))
     cards = np.asarray(position.hand, np.int64)
     args = (table, owner, position.deck_size, known, hidden, position.professional,
@@ -480,11 +568,83 @@ def solve_exact(position: Position, model: str = "random",
     if not _solve_cards.signatures:  # compile or load first: reported times are the search's
         _solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
     start = time.perf_counter()
-    _solve_cards(*args, stats, max_nodes, results)
-    if stats[ABORTED]:
-        raise BudgetExceeded(f"exact search passed its budget of {max_nodes:,} nodes; raise "
-                             "--max-nodes or use --method montecarlo")
+    interrupted = False
+    if time_limit is None and progress is None and estimate_nodes(position) <= INLINE_NODES:
+        _solve_cards(*args, stats, max_nodes, results)
+    else:
+        interrupted = _run_watched(args, stats, max_nodes, results, start, time_limit, progress)
+    seconds = time.perf_counter() - start
     lines = [CardLine(card, float(v), float(now), float(took))
              for card, (v, now, took) in zip(position.hand, results)]
+    if stats[ABORTED]:
+        _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
+                       interrupted)
     return ExactResult(model, tuple(lines), int(stats[RESOLVED]), int(stats[STATES]),
-                       int(stats[HITS]), int(stats[PRUNED]), time.perf_counter() - start)
+                       int(stats[HITS]), int(stats[PRUNED]), seconds)
+
+
+def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -> bool:
+    """Run the search in a worker thread; stop it at the time limit or on Ctrl-C (then
+    True). An error inside the worker is raised here."""
+    failures: list[BaseException] = []
+    # An Event, not Thread.join: a join that Ctrl-C interrupts may mark the thread
+    # finished while it still runs (CPython 3.11), and a second join then returns at once.
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            _solve_cards(*args, stats, max_nodes, results)
+        except BaseException as error:  # handed to the caller's thread
+            failures.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    reported = 0
+    interrupted = False
+    try:
+        while not done.wait(POLL_SECONDS):
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                stats[STOP] = TIME_LIMIT
+            if progress is not None and stats[CARDS_DONE] > reported:
+                step, reported = int(stats[CARDS_DONE]) - reported, int(stats[CARDS_DONE])
+                progress(step)
+    except KeyboardInterrupt:
+        stats[STOP] = INTERRUPTED
+        interrupted = True
+        done.wait()  # within 1024 nodes
+    if failures:
+        raise failures[0]
+    if progress is not None and not interrupted and stats[CARDS_DONE] > reported:
+        progress(int(stats[CARDS_DONE]) - reported)
+    return interrupted
+
+
+def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
+                   interrupted) -> None:
+    done = int(stats[CARDS_DONE])
+    total = position.cards_left
+    nodes = int(stats[RESOLVED])
+    kept = dict(finished=tuple(lines[:done]), cards_total=total, nodes=nodes, seconds=seconds)
+    so_far = f"after {nodes:,} nodes, {done} of {total} cards solved"
+    if interrupted:
+        raise SearchInterrupted(f"exact search interrupted {so_far}", **kept)
+    why = int(stats[ABORTED])
+    if why == STOPPED_MEMORY:
+        entries = int(stats[MAX_ENTRIES])
+        raise MemoryExceeded(
+            f"exact search ({model}) stopped at its memory budget of {_size(memory)}: the "
+            f"memo reached {entries:,} entries at up to {BYTES_PER_ENTRY} bytes each ({so_far}); "
+            "raise memory (--memory) or analyse a position with fewer cards left", **kept)
+    if why == STOPPED_FLAG:
+        raise SearchStopped(
+            f"exact search ({model}) stopped at the time limit of {time_limit:g} s ({so_far}); "
+            "allow more time (time_limit, --time-limit) or analyse a position with fewer "
+            "cards left", "time limit", **kept)
+    raise BudgetExceeded(
+        f"exact search ({model}) passed its budget of {max_nodes:,} nodes ({so_far}); raise "
+        "max_nodes (--max-nodes) or use Monte Carlo (--method montecarlo)", **kept)
+
+
+def _size(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size < 2**30 else f"{size / 2**30:.1f} GiB"

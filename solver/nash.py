@@ -25,12 +25,20 @@ from .engine import (COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_
 from .position import Position
 from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
 
-BYTES_PER_STATE = 320   # measured peak, k = 6..8, table doubling included (benchmarks/nash.py)
+# Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py):
+# the table is a power of two of slots, at most half full, and while it doubles the old
+# and the new one are both alive. The plan (estimate_bytes) computes that table instead.
+BYTES_PER_STATE = 320
 DEFAULT_MEMORY = 8 * 2**30
 MEMO_FROM = 2   # states with fewer cards each are solved again rather than stored (measured)
-# Distinct states grow 8-20 times per card in hand (measured k = 4..8, benchmarks/nash.py);
-# the estimate is set at or above every count measured.
-STATES_AT_4, GROWTH_PER_CARD = 2000, 10.0
+# Distinct states stored, measured on three deals each (benchmarks/nash.py): k=4 196-246,
+# k=5 3,845-5,477, k=6 55-94 thousand, k=7 0.65-1.79 million, k=8 8.6-13.7 million. The
+# estimate: the most at k=4, times the median growth per card (into k cards from k-1;
+# past 8 the deck runs out and the growth keeps slowing, so 8's is kept), times a margin:
+# at or above every count measured, without the flat guess's tenfold overshoot.
+STATES_AT_4 = 250
+GROWTH_INTO = {5: 21.5, 6: 19.0, 7: 17.0, 8: 7.7}
+STATES_MARGIN = 1.2
 
 
 # ---------------------------------------------------------------- kernels
@@ -720,15 +728,39 @@ def check_nash_position(position: Position) -> None:
 
 
 def estimate_states(position: Position, cards_left: int | None = None) -> int:
-    """Estimated distinct states of a solve from ``cards_left`` cards each (measured growth)."""
+    """Estimated distinct states of a solve from ``cards_left`` cards each (measured
+    growth, an upper-ish estimate: see STATES_AT_4).
+
+    >>> from solver.position import load_position
+    >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8)]
+    [300, 2083350, 16041795]
+    """
     k = position.cards_left if cards_left is None else cards_left
-    return max(1, math.ceil(STATES_AT_4 * GROWTH_PER_CARD ** (k - 4)))
+    states = STATES_AT_4 * STATES_MARGIN
+    for j in range(5, k + 1):
+        states *= GROWTH_INTO.get(j, GROWTH_INTO[8])
+    for j in range(k, 4):
+        states /= GROWTH_INTO[5]
+    return max(1, math.ceil(states))
+
+
+def slot_bytes(position: Position) -> int:
+    return 8 * ((KEY_PRO if position.professional else KEY_NORMAL) + 4)
+
+
+def estimate_bytes(position: Position, cards_left: int | None = None) -> int:
+    """Peak memory of the transposition table for a solve from ``cards_left`` cards each:
+    the smallest power of two of slots that holds the estimated states at most half
+    full, with its half-size predecessor beside it while it doubles."""
+    wanted = estimate_states(position, cards_left) / MAX_LOAD
+    slots = 1 << max(10, math.ceil(math.log2(max(2, wanted))))
+    return int(1.5 * slot_bytes(position) * slots)
 
 
 def largest_fitting_k(position: Position, memory: int) -> int:
     best = 0
     for k in range(1, position.cards_left + 1):
-        if estimate_states(position, k) * BYTES_PER_STATE <= memory:
+        if estimate_bytes(position, k) <= memory:
             best = k
     return best
 
@@ -762,15 +794,16 @@ def table_slots(position: Position, memory: int) -> tuple[int, int]:
     """(first, largest) table sizes in slots, powers of two: the first from a quarter of
     the state estimate (an upper estimate: the table doubles as it fills), the largest
     that fits ``memory`` while it doubles (the old and the new table side by side)."""
-    slot = 8 * ((KEY_PRO if position.professional else KEY_NORMAL) + 4)
+    slot = slot_bytes(position)
     largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
     wanted = estimate_states(position) / 4 / MAX_LOAD
     first = 1 << max(10, math.ceil(math.log2(max(16, wanted))))
     return min(first, largest), largest
 
 
-class NashStopped(NimmtError):
-    """A time limit stopped the solve: an equilibrium needs every root cell."""
+class NashStopped(exact.SearchStopped):
+    """A time limit stopped the solve (reason 'time limit'): an equilibrium needs every
+    root cell."""
 
 
 def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**13,
@@ -795,13 +828,14 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     """
     check_nash_position(position)
     states = estimate_states(position)
-    if states * BYTES_PER_STATE > memory:
+    needed = estimate_bytes(position)
+    if needed > memory:
         k_fit = largest_fitting_k(position, memory)
-        raise exact.BudgetExceeded(
+        raise exact.MemoryExceeded(
             f"nash at {position.cards_left} cards each needs about {states:,} states "
-            f"(~{states * BYTES_PER_STATE / 2**30:.1f} GiB), over --memory "
-            f"{memory / 2**30:.1f} GiB; the largest k that fits is {k_fit}: raise --memory or "
-            "analyse a later position")
+            f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
+            f"largest k that fits is {k_fit}: raise memory (--memory) or analyse a later "
+            "position")
     k = position.cards_left
     width = KEY_PRO if position.professional else KEY_NORMAL
     first, largest = table_slots(position, memory)
@@ -822,13 +856,16 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     workers = max(1, min(workers or os.cpu_count() or 1, (k * k + 1) // 2))
 
     failures: list[BaseException] = []
+    solved = [0]  # root cells finished (a stopped cell goes back to todo)
 
-    def work() -> None:
+    def work(done: threading.Event) -> None:
         try:
             solve_cells()
         except BaseException as error:  # handed to the main thread, re-raised there
             control[C_STOP] = ABORT_STOP
             failures.append(error)
+        finally:
+            done.set()
 
     def solve_cells() -> None:
         while True:
@@ -848,6 +885,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                     todo.append((i, j))
                     return
                 values[i, j], aux[i, j] = cell_values[i, j], cell_aux[i, j]
+                solved[0] += 1
             if progress:
                 progress(1)
 
@@ -856,35 +894,38 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
         stats[N_ABORTED] = 0
         control[C_LIMIT] = int(MAX_LOAD * table.slots)
         control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
-        threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
-        for t in threads:
-            t.start()
+        # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
+        # finished while it still runs (CPython 3.11), and the next join returns at once.
+        finished = [threading.Event() for _ in range(workers)]
+        for done in finished:
+            threading.Thread(target=work, args=(done,), daemon=True).start()
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.05)
+            for done in finished:
+                while not done.wait(0.05):
                     if time_limit is not None and time.perf_counter() - start > time_limit:
                         control[C_STOP] = ABORT_STOP
         except KeyboardInterrupt:
             control[C_STOP] = ABORT_STOP
-            for t in threads:
-                t.join()
+            for done in finished:
+                done.wait()
             raise
         if failures:
             raise failures[0]
         if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
             if 2 * table.slots > largest:
-                raise exact.BudgetExceeded(
-                    f"nash: the transposition table filled --memory {memory / 2**30:.1f} GiB "
-                    f"after {int(control[C_USED]):,} states; raise --memory or analyse a later "
-                    "position")
+                raise exact.MemoryExceeded(
+                    f"nash: the transposition table filled --memory ({memory / 2**30:.2f} GiB) "
+                    f"after {int(control[C_USED]):,} states; raise memory (--memory) or analyse "
+                    "a later position")
             table = table.doubled()
             control[C_STOP] = 0
-        elif control[C_STOP] == ABORT_STOP:
+        elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
             raise NashStopped(
-                f"nash stopped at the time limit ({time_limit:g} s) with {k * k - len(todo)} "
-                f"of {k * k} root cells solved; an equilibrium needs them all: allow more time "
-                "or analyse a later position")
+                f"nash stopped at the time limit ({time_limit:g} s) with {solved[0]} of "
+                f"{k * k} root cells solved; an equilibrium needs them all: allow more time "
+                "(time_limit, --time-limit) or analyse a later position", "time limit",
+                cards_total=k * k, nodes=int(stats[N_CELLS]),
+                seconds=time.perf_counter() - start)
         elif todo:
             raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     seconds = time.perf_counter() - start

@@ -27,14 +27,20 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from . import engine
-from .exact import solve_exact
+from .exact import estimate_nodes, opponent_set_count, solve_exact
 from .fileio import atomic_write, atomic_write_text
-from .nash import solve_nash
+from .nash import (DEFAULT_MEMORY, check_nash_position, estimate_bytes, estimate_states,
+                   largest_fitting_k, solve_nash)
 from .position import Position, format_position
 from .rules import NimmtError
 
 EPS = 1e-9
 FORMATS = (".graphml", ".gexf", ".json", ".dot", ".svg", ".png")
+# Every p1 node's value comes from an exact search of the rest of the round (the root's
+# is the largest): a tree is refused at once when that search's estimate passes this
+# (analysis.HOPELESS times its default budget), and the search itself stops at 10**9.
+SEARCH_NODES = 160_000_000
+SEARCH_STOP = 10**9
 
 
 @dataclass
@@ -63,7 +69,7 @@ class _Build:
                                     "p1": dict(zip(r.p1_cards, r.p1_frequency)),
                                     "p2": dict(zip(r.p2_cards, r.p2_frequency))}
             else:
-                r = solve_exact(position, self.model, max_nodes=10**9)
+                r = solve_exact(position, self.model, max_nodes=SEARCH_STOP)
                 ev = {c.card: c.value for c in r.cards}
                 self.solved[key] = {"value": min(ev.values()), "ev": ev}
         return self.solved[key]
@@ -264,6 +270,7 @@ def build_tree(position: Position, opponents: str = "random", depth: int | None 
     if not 0.0 <= min_probability <= 1.0:
         raise NimmtError("--min-probability must be between 0 and 1")
     turns = position.cards_left if depth is None else min(depth, position.cards_left)
+    _refuse_hopeless(position, opponents, min_probability, best_only, max_nodes)
     counter = _Build(opponents, turns, min_probability, best_only, merge, False, 100 * max_nodes)
     try:
         _state(counter, position, 0, 0.0, None, {}, (0,) * position.players)
@@ -284,6 +291,52 @@ def build_tree(position: Position, opponents: str = "random", depth: int | None 
     b.graph.graph.update(root="n0", opponents=opponents, position=format_position(position),
                          depth=turns)
     return b.graph
+
+
+def _refuse_hopeless(position: Position, opponents: str, min_probability: float,
+                     best_only: bool, max_nodes: int) -> None:
+    """Refuse at once (one line) a tree whose first turn alone passes ``max_nodes``, or
+    whose values need a search too large, before counting (which solves every state)."""
+    sets = opponent_set_count(position)
+    if opponents == "random":
+        kept = 0 if 1.0 / sets < min_probability else sets
+    elif opponents == "nash":
+        kept = sets if min_probability == 0 else 0  # frequencies are known only once solved
+    else:
+        kept = sets
+    first_turn = 1 + (1 if best_only else position.cards_left) * (1 + kept)
+    if first_turn > max_nodes:
+        hints = []
+        if not best_only and 2 + kept <= max_nodes:
+            hints.append("--best-only")
+        if opponents == "random" and kept:
+            hints.append(f"--min-probability (each set has probability {1 / sets:.2g})")
+        elif opponents == "nash" and kept:
+            hints.append("--min-probability (player 2's unlikely cards)")
+        raise NimmtError(
+            f"this tree would have at least {first_turn:,} nodes (its first turn alone: "
+            f"{sets:,} opponent card sets after each card), over --max-nodes {max_nodes:,}; "
+            + (f"use {' or '.join(hints)}, or raise --max-nodes" if hints else
+               "raise --max-nodes (--depth cannot cut the first turn)"))
+    k = position.cards_left
+    if opponents == "nash":
+        check_nash_position(position)
+        if estimate_bytes(position) > DEFAULT_MEMORY:
+            raise NimmtError(
+                f"a nash tree needs the equilibrium of the rest of the round: at {k} cards "
+                f"each about {estimate_states(position):,} states "
+                f"(~{estimate_bytes(position) / 2**30:.0f} GiB), over the "
+                f"{DEFAULT_MEMORY / 2**30:.0f} GiB a tree may use, whatever --depth, "
+                "--best-only or --min-probability; build it from a position with at most "
+                f"{largest_fitting_k(position, DEFAULT_MEMORY)} cards left")
+        return
+    estimate = estimate_nodes(position)
+    if estimate > SEARCH_NODES:
+        raise NimmtError(
+            f"the tree's values need an exact search ({opponents}) of the rest of the round, "
+            f"about {estimate:.1e} nodes, over the {SEARCH_NODES:.1e} a tree may take, whatever "
+            "--depth, --best-only, --min-probability or --max-nodes; build it from a position "
+            "with fewer cards left (nimmt analyse --method montecarlo estimates this one)")
 
 
 def count_nodes(position: Position, **options) -> int:
