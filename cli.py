@@ -13,8 +13,10 @@ from typing import Any, Callable
 import click
 from tabulate import tabulate
 
+from solver.errors import NimmtError, SearchInterrupted, SearchStopped
+from solver.names import Method, Model, Placement, Variant
 from solver.position import Position, format_position, load_position
-from solver.rules import DEFAULT_THRESHOLD, PLACEMENTS, VARIANTS, NimmtError, Rules, cut, plural
+from solver.rules import DEFAULT_THRESHOLD, Rules, cut, plural
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -31,7 +33,7 @@ class NimmtGroup(click.Group):
         try:
             result = super().main(*args, **kwargs)
         except NimmtError as e:
-            _fail(str(e))
+            _fail(cli_message(e))
         except click.UsageError as e:
             _fail(_short_quotes(e.format_message().replace("\n", " "))
                   + f" (see: {_command_path(e.ctx)} --help)")
@@ -41,6 +43,27 @@ class NimmtGroup(click.Group):
             click.echo("nimmt: interrupted", err=True)
             sys.exit(130)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+# The library's messages name its parameters (max_nodes, time_limit, ...); here, and only
+# here, they become this command line's flags: --max-nodes, --time-limit (click's own
+# spelling of a parameter), except where an option is spelled otherwise (FLAGS).
+FLAGS: dict[str, str] = {}
+
+
+def flag_of(name: str) -> str:
+    """The option that sets the library parameter ``name``: ``max_nodes`` -> ``--max-nodes``."""
+    return FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+def cli_message(error: NimmtError) -> str:
+    """A library error as this command line prints it: parameters spelled as flags."""
+    return error.message_for(flag_of)
+
+
+def choice(*names: str) -> click.Choice:
+    """A click choice among names of solver.names (plain strings: commands get strings)."""
+    return click.Choice([str(name) for name in names])
 
 
 COMPILE_NOTICE = ("nimmt: compiling the numba kernels for their first use (up to a minute or "
@@ -252,7 +275,11 @@ def _group_cards(analysis) -> list[tuple[list[int], Any]]:
     return groups
 
 
-def render_analysis(analysis, tablefmt: str) -> str:
+def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
+                    verified: bool = False) -> str:
+    """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
+    adds player 2's side; ``verified`` says the strategies passed the best-response check
+    (--both-sides and --verify: options of the rendering, never stored in the result)."""
     from solver.analysis import UNITS
 
     pos = analysis.position
@@ -267,8 +294,8 @@ def render_analysis(analysis, tablefmt: str) -> str:
         lines.append(f"samples: {analysis.cards[0].samples:,} per card; {analysis.later_play}")
     if not analysis.complete:
         lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
-    mc = analysis.method == "montecarlo"
-    nash = analysis.opponents == "nash"
+    mc = analysis.method == Method.MONTECARLO
+    nash = analysis.opponents == Model.NASH
     if nash:
         e = analysis.extra
         lines.append(f"game value {analysis.value:.4f} (your cows minus player 2's); under the "
@@ -278,7 +305,7 @@ def render_analysis(analysis, tablefmt: str) -> str:
                      f"{e['best_reply_saddles']:,} by best replies"
                      + (f", {e['bound_cutoffs']:,} by a bound (alpha-beta)"
                         if e['bound_cutoffs'] else ""))
-    now_label = "cows now" if analysis.opponents != "worst" else "cows now (line)"
+    now_label = "cows now" if analysis.opponents != Model.WORST else "cows now (line)"
     headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
     headers += ["± stderr", "95% interval"] if mc else []
     headers += ["frequency"] if nash else ["P(take now)", now_label, "later"]
@@ -294,13 +321,13 @@ def render_analysis(analysis, tablefmt: str) -> str:
         rows.append(row)
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                      colalign=["left"] + ["right"] * (len(headers) - 1))
-    if nash and analysis.extra.get("show_p2"):
+    if nash and show_p2:
         p2 = sorted(analysis.extra["p2_strategy"], key=lambda c: (-c["value"], c["card"]))
         table += "\n\nplayer 2's side (EV against your equilibrium strategy; player 2 maximises)\n"
         table += tabulate([[c["card"], f"{c['value']:.3f}", f"{c['frequency']:.3f}"] for c in p2],
                           headers=["p2 card", "EV vs your equilibrium", "frequency"],
                           tablefmt=tablefmt, disable_numparse=True)
-    if nash and "verified" in analysis.extra:
+    if nash and verified:
         table += (f"\n\nverify: best responses at the root give back the value within "
                   f"{analysis.extra['exploitability']:.1e} (exploitability)")
     best = analysis.cards[0]
@@ -316,12 +343,12 @@ def render_analysis(analysis, tablefmt: str) -> str:
 
 @cli.command(context_settings=CONTEXT)
 @POSITION
-@click.option("--opponents", type=click.Choice(["random", "worst", "nash"]), default="random",
+@click.option("--opponents", type=choice(*Model), default=Model.RANDOM.value,
               show_default=True,
               help="random: expected cows against uniformly random opponents; worst: cows you "
                    "can guarantee against an adversary who sees your card; nash: two-player "
                    "equilibrium (known hands).")
-@click.option("--method", type=click.Choice(["auto", "exact", "montecarlo"]), default="auto",
+@click.option("--method", type=choice(*Method), default=Method.AUTO.value,
               show_default=True,
               help="auto: exact search first, within a time budget (10 s, or half of "
                    "--time-limit); Monte Carlo if it does not finish (model random).")
@@ -363,19 +390,18 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
       nimmt analyse example-standard --samples 5000 --seed 1 --time-limit 10
       nimmt analyse example --opponents nash --both-sides --verify
     """
-    if opponents == "nash" and method == "montecarlo":
+    if opponents == Model.NASH and method == Method.MONTECARLO:
         _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
                "solved exactly); drop --method, or use --opponents random")
     nash_only = [name for name, on in (("--both-sides", both_sides), ("--verify", verify)) if on]
-    if nash_only and opponents != "nash":
+    if nash_only and opponents != Model.NASH:
         _usage(f"{' and '.join(nash_only)} appl{'ies' if len(nash_only) == 1 else 'y'} only to "
                f"--opponents nash; add --opponents nash or drop {' and '.join(nash_only)}")
     from solver.analysis import DEFAULT_MAX_NODES
     from solver.analysis import analyse as run
-    from solver.exact import SearchInterrupted, SearchStopped
 
     used_seed = _fresh_seed(seed)
-    if opponents == "nash":
+    if opponents == Model.NASH:
         progress = LazyProgress(position.cards_left ** 2, "root cells")
     else:
         progress = LazyProgress(samples, "samples per card")
@@ -394,7 +420,7 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
         result = run(position, opponents=opponents, method=method, samples=samples,
                      seed=used_seed, time_limit=time_limit,
                      max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
-                     progress=sampled if opponents != "nash" else progress, memory=memory,
+                     progress=sampled if opponents != Model.NASH else progress, memory=memory,
                      workers=workers, exact_progress=exact_bar)
     except (SearchStopped, SearchInterrupted) as stopped:  # what finished, then one line
         close_exact()
@@ -403,16 +429,13 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     finally:
         close_exact()
         progress.close()
-    if opponents == "nash":
-        result.extra["show_p2"] = both_sides
-        if verify:
-            result.extra["verified"] = result.extra["exploitability"] <= 1e-9
-            if not result.extra["verified"]:
-                _fail(f"verification failed: exploitability {result.extra['exploitability']:.3e}")
+    if verify and result.extra["exploitability"] > 1e-9:  # (verify: nash only, checked above)
+        _fail(f"verification failed: exploitability {result.extra['exploitability']:.3e}")
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
-        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple"))
+        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple",
+                                   show_p2=both_sides, verified=verify))
 
 
 cli.add_command(analyse, name="analyze")
@@ -459,7 +482,7 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
                    ".svg .png (the last two need Graphviz).")
 @click.option("--format", "fmt", type=click.Choice(["file", "text"]), default="file",
               show_default=True, help="text: print an indented tree instead of writing a file.")
-@click.option("--opponents", type=click.Choice(["random", "worst", "nash"]), default="random",
+@click.option("--opponents", type=choice(*Model), default=Model.RANDOM.value,
               show_default=True)
 @click.option("--depth", type=click.IntRange(1, 10), default=None,
               help="Turns to expand (default: the rest of the round).")
@@ -510,9 +533,11 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
 
 @cli.command("solve-deal", context_settings=CONTEXT)
 @click.argument("position", type=PositionType(), required=False)
-@click.option("--variant", type=click.Choice(["tactical", "logic"]), default="tactical",
-              show_default=True, help="Deck of the dealt position (when none is given).")
-@click.option("--placement", type=click.Choice(PLACEMENTS), default="normal", show_default=True)
+@click.option("--variant", type=choice(Variant.TACTICAL, Variant.LOGIC),
+              default=Variant.TACTICAL.value, show_default=True,
+              help="Deck of the dealt position (when none is given).")
+@click.option("--placement", type=choice(*Placement), default=Placement.NORMAL.value,
+              show_default=True)
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
               help="Memory for the transposition table, with a unit: 8G, 512M (at most the "
                    "machine's RAM).")
@@ -559,7 +584,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
     position = play_random_turns(position, k - fit, used)  # the turns that do not fit
     from solver.analysis import analyse as run
 
-    result = run(position, opponents="nash", memory=memory)
+    result = run(position, opponents=Model.NASH.value, memory=memory)
     if fmt == "json":
         click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
                                "solved_from": fit, "analysis": result.to_json()}, indent=2))
@@ -580,11 +605,11 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
 # ---------------------------------------------------------------- deal
 
 def rules_options(f: Callable) -> Callable:
-    f = click.option("--placement", type=click.Choice(PLACEMENTS), default="normal",
+    f = click.option("--placement", type=choice(*Placement), default=Placement.NORMAL.value,
                      show_default=True, help="Placement rule.")(f)
     f = click.option("--players", "-n", type=click.IntRange(2, 10), required=True,
                      help="Number of players, 2..10.")(f)
-    f = click.option("--variant", type=click.Choice(VARIANTS), default="tactical",
+    f = click.option("--variant", type=choice(*Variant), default=Variant.TACTICAL.value,
                      show_default=True, help="Deck: standard 1..104, tactical/logic 1..10n+4.")(f)
     return f
 
@@ -700,13 +725,15 @@ def puzzles() -> None:
 
 
 @puzzles.command("generate", context_settings=CONTEXT)
-@click.option("--variant", type=click.Choice([v for v in VARIANTS if v != "standard"]),
-              default="tactical", show_default=True)
+@click.option("--variant", type=choice(Variant.TACTICAL, Variant.LOGIC),
+              default=Variant.TACTICAL.value, show_default=True)
 @click.option("--players", "-n", type=click.IntRange(2, 4), required=True)
-@click.option("--placement", type=click.Choice(PLACEMENTS), default="normal", show_default=True)
+@click.option("--placement", type=choice(*Placement), default=Placement.NORMAL.value,
+              show_default=True)
 @click.option("--cards-left", "-k", type=click.IntRange(2, 6), default=4, show_default=True)
 @click.option("--count", "-c", type=click.IntRange(1, 10_000), default=30, show_default=True)
-@click.option("--model", type=click.Choice(["worst", "nash", "random"]), default="worst",
+@click.option("--model", type=choice(Model.WORST, Model.NASH, Model.RANDOM),
+              default=Model.WORST.value,
               show_default=True, help="The sense of 'best' (see nimmt analyse --help).")
 @click.option("--min-margin", type=FiniteFloat(0), default=None,
               help="How much better the solution must be than the next card, in the model's "
@@ -921,7 +948,7 @@ def puzzles_check(file: str) -> None:
     progress = LazyProgress(len(data.puzzles), "puzzles checked")
     try:
         for puzzle in data.puzzles:
-            problems = check_puzzle(puzzle)
+            problems = check_puzzle(puzzle, cli_message)
             progress(1)
             if problems:
                 failures += 1

@@ -19,14 +19,16 @@ from typing import Callable, Iterator
 from puzzles.records import Puzzle, RefutationTurn, Settings
 from solver import engine
 from solver.analysis import UNITS, analyse
+from solver.errors import NimmtError, param
 from solver.game import deal_position
-from solver.line import principal_line
+from solver.line import option_count, principal_line
+from solver.names import Model, Variant
 from solver.position import Position, format_position, parse_position
-from solver.rules import HAND_SIZE, NimmtError, Rules, plural
+from solver.rules import HAND_SIZE, ROW_COUNT, Rules, plural
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
 DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
-DEFAULT_MARGIN = {"worst": 1.0, "random": 0.5, "nash": 0.5}
+DEFAULT_MARGIN = {Model.WORST: 1.0, Model.RANDOM: 0.5, Model.NASH: 0.5}
 TOLERANCE = 1e-9
 
 __all__ = ["Settings", "generate", "check_settings", "check_puzzle", "make_puzzle",
@@ -46,8 +48,7 @@ def bot_choices(position: Position) -> dict[str, int]:
 
 def is_low(position: Position, card: int) -> bool:
     """The card has no legal end: its owner must take a row."""
-    table = engine.row_table(position.rows)
-    return engine._choice_count(table, card, position.professional) == 4
+    return option_count(position.rows, card, position.professional) == ROW_COUNT
 
 
 def refutation(position: Position, card: int, model: str,
@@ -63,7 +64,7 @@ def refutation(position: Position, card: int, model: str,
 def themes(position: Position, solution: int, tempting: int, values: dict[int, float],
            line: tuple[RefutationTurn, ...], model: str) -> list[str]:
     tags = []
-    if model == "worst" and abs(values[solution]) <= TOLERANCE:
+    if model == Model.WORST and abs(values[solution]) <= TOLERANCE:
         tags.append("guaranteed-zero")
     if is_low(position, solution):
         tags.append("low-card-take")
@@ -103,7 +104,7 @@ def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
     tempting = max(set(wrong), key=lambda c: (wrong.count(c), -values[c])) if wrong else runner_up
     line = refutation(position, tempting, model)
     depth = next((i + 1 for i, t in enumerate(line) if t.cows > 0), len(line))
-    unit = "EV" if model == "nash" else UNITS[model]
+    unit = "EV" if model == Model.NASH else UNITS[model]
     regret = values[tempting] - values[solution]
     players = [b for b, c in bots.items() if c == tempting]
     who = f" (what {' and '.join(players)} play{'s' if len(players) == 1 else ''})" if players \
@@ -143,18 +144,19 @@ def _try(args: tuple[Settings, int]) -> tuple[int, Puzzle | None]:
 
 
 def check_settings(settings: Settings) -> None:
-    if settings.variant == "standard":
-        raise NimmtError("puzzles need a small deck (every card known); use --variant tactical "
-                         "or logic")
-    if settings.model == "nash" and settings.players != 2:
+    if settings.variant == Variant.STANDARD:
+        raise NimmtError("puzzles need a small deck (every card known); use "
+                         f"{param('variant', 'tactical')} or logic")
+    if settings.model == Model.NASH and settings.players != 2:
         raise NimmtError("nash puzzles need 2 players")
     if not 2 <= settings.cards_left <= 6:
-        raise NimmtError("--cards-left must be 2..6 for puzzles (exact solving must be quick)")
+        raise NimmtError(f"{param('cards_left')} must be 2..6 for puzzles (exact solving must be "
+                         "quick)")
     if settings.players > 4 or (settings.players > 2 and settings.cards_left > 4):
         raise NimmtError("puzzles are solved exactly: use up to 4 players, and at most 4 cards "
                          "left with more than 2 players")
     if settings.min_margin < 0:
-        raise NimmtError("--min-margin must not be negative")
+        raise NimmtError(f"{param('min_margin')} must not be negative")
 
 
 def _ignore_sigint() -> None:
@@ -208,14 +210,16 @@ def generate(settings: Settings, count: int, workers: int = 1,
     return chosen, tried
 
 
-def check_puzzle(puzzle: Puzzle) -> list[str]:
-    """Problems with a stored puzzle (empty when its solution still holds)."""
+def check_puzzle(puzzle: Puzzle,
+                 message: Callable[[NimmtError], str] = str) -> list[str]:
+    """Problems with a stored puzzle (empty when its solution still holds). An error that
+    stops the re-solve is worded by ``message`` (the command line: with its flags)."""
     problems = []
     try:
         position = parse_position(puzzle.position)
         values = card_values(position, puzzle.model)
     except NimmtError as e:
-        return [f"cannot re-solve: {e}"]
+        return [f"cannot re-solve: {message(e)}"]
     stored = set(puzzle.values)
     if stored != set(position.hand):
         problems.append(f"values list cards {sorted(stored)} but the hand is "

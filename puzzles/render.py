@@ -9,13 +9,18 @@ from tabulate import tabulate
 
 from puzzles.records import Puzzle, PuzzleSet, RefutationTurn
 from solver.analysis import UNITS
+from solver.names import Model
 from solver.position import parse_position
 from solver.render import render_position, rows_svg
 from solver.rules import HAND_SIZE, plural
 
-QUESTION = {"worst": "Which card keeps your guaranteed cows lowest (the others play to hurt you)?",
-            "random": "Which card costs you the fewest expected cows (the others play at random)?",
-            "nash": "Which card should you play against a perfect opponent (the equilibrium)?"}
+__all__ = ["board", "export_html", "export_markdown", "line_text", "solution", "unit",
+           "values_headers", "values_rows"]
+
+QUESTION = {
+    Model.WORST: "Which card keeps your guaranteed cows lowest (the others play to hurt you)?",
+    Model.RANDOM: "Which card costs you the fewest expected cows (the others play at random)?",
+    Model.NASH: "Which card should you play against a perfect opponent (the equilibrium)?"}
 
 
 def board(puzzle: Puzzle) -> str:
@@ -35,7 +40,7 @@ VALUES_HEADERS = ["card", None, "regret", "note"]  # None: the model's unit
 
 def unit(puzzle: Puzzle) -> str:
     """What a value means in the puzzle's model (column header)."""
-    return "EV" if puzzle.model == "nash" else UNITS[puzzle.model]
+    return "EV" if puzzle.model == Model.NASH else UNITS[puzzle.model]
 
 
 def values_headers(puzzle: Puzzle) -> list[str]:

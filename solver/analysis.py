@@ -2,6 +2,9 @@
 
 The numbers mean what DESIGN.md section 3 says: from player 1's view, cows from
 now to the end of the round, against a named opponent model, by a named method.
+
+This module is the layer above the searches: it runs them (``exact``, ``montecarlo``,
+``nash``) and adapts each one's result into ``Analysis``; the searches never import it.
 """
 from __future__ import annotations
 
@@ -10,12 +13,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import exact, montecarlo
+from . import exact, montecarlo, nash
+from .errors import BudgetExceeded, NimmtError, SearchStopped, param
+from .names import Method, Model, values
 from .position import Position, format_position
-from .rules import NimmtError
 
-OPPONENTS = ("random", "worst", "nash")
-METHODS = ("auto", "exact", "montecarlo")
+__all__ = ["DEFAULT_MAX_NODES", "METHODS", "OPPONENTS", "UNITS", "Analysis", "CardAnalysis",
+           "analyse", "analyse_nash", "from_exact", "from_montecarlo", "from_nash"]
+
+OPPONENTS = values(Model)
+METHODS = values(Method)
 DEFAULT_MAX_NODES = 5_000_000
 # max_nodes is the exact search's budget in nodes. The node estimate is rough (measured
 # 0.29-7.7 times the count), so an exact search stops only once it has resolved OVERRUN
@@ -30,7 +37,8 @@ AUTO_SECONDS = 10.0
 AUTO_SHARE = 0.5
 STOPPED_BY = {"time limit": "its time budget", "memory": "the memory budget",
               "nodes": "the node budget"}
-UNITS = {"random": "expected cows", "worst": "guaranteed cows", "nash": "game value"}
+UNITS = {Model.RANDOM: "expected cows", Model.WORST: "guaranteed cows",
+         Model.NASH: "game value"}
 
 
 @dataclass(frozen=True)
@@ -61,13 +69,14 @@ class Analysis:
     method: str        # 'exact' or 'montecarlo' (what ran)
     reason: str        # why that method (auto's choice, or as asked)
     cards: tuple[CardAnalysis, ...]
-    estimate: int      # estimated exact-search nodes
-    nodes: int         # nodes resolved
+    estimate: int | None  # estimated exact-search nodes (None for nash: no node estimate)
+    nodes: int         # nodes resolved (nash: cells built)
     seconds: float
     complete: bool = True
     later_play: str | None = None  # montecarlo: how player 1's later turns were played
     extra: dict = field(default_factory=dict)
     game_value: float | None = None  # nash: the value of the game (cards hold their EVs)
+    estimated_states: int | None = None  # nash: the estimated states of its solve
 
     @property
     def value(self) -> float:
@@ -93,8 +102,10 @@ class Analysis:
         data = {"position": format_position(self.position), "opponents": self.opponents,
                 "method": self.method, "value": self.value, "cards": cards,
                 "reason": self.reason, "unit": UNITS[self.opponents],
-                "estimated_nodes": self.estimate, "nodes": self.nodes,
-                "seconds": self.seconds, "complete": self.complete}
+                "estimated_nodes": self.estimate}
+        if self.estimated_states is not None:
+            data["estimated_states"] = self.estimated_states
+        data.update(nodes=self.nodes, seconds=self.seconds, complete=self.complete)
         if self.later_play:
             data["later_play"] = self.later_play
         data.update(self.extra)
@@ -111,6 +122,59 @@ def _ranked(raw: list[dict]) -> tuple[CardAnalysis, ...]:
     return tuple(CardAnalysis(regret=c["value"] - best, **c) for c in raw)
 
 
+def from_exact(position: Position, result: exact.ExactResult, reason: str,
+               estimate: int) -> Analysis:
+    """An exact search's result (model random or worst) as an Analysis."""
+    cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
+                      "take_probability": c.take_probability} for c in result.cards])
+    return Analysis(position, result.model, "exact", reason, cards, estimate,
+                    result.resolved, result.seconds, extra={"states": result.states})
+
+
+def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason: str,
+                    estimate: int, seed: int) -> Analysis:
+    """A Monte Carlo estimate (model random) as an Analysis."""
+    cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
+                      "take_probability": c.take_probability, "stderr": c.stderr,
+                      "ci95": c.interval(), "samples": c.samples} for c in mc.cards])
+    return Analysis(position, Model.RANDOM.value, "montecarlo", reason, cards, estimate,
+                    mc.nodes, mc.seconds, complete=mc.complete, later_play=mc.later_play,
+                    extra={"samples": mc.cards[0].samples, "seed": seed,
+                           "exact_depth": mc.exact_depth})
+
+
+def from_nash(position: Position, r: nash.NashResult) -> Analysis:
+    """An equilibrium (model nash) as an Analysis: each card's EV against player 2's
+    equilibrium strategy, its regret and its frequency; no node estimate (the solve's
+    size is estimated in states)."""
+    order = sorted(range(len(r.p1_cards)), key=lambda i: (r.p1_ev[i], r.p1_cards[i]))
+    cards = tuple(CardAnalysis(card=r.p1_cards[i], value=r.p1_ev[i],
+                               regret=max(0.0, r.p1_ev[i] - r.value),  # >= 0 up to rounding
+                               cows_now=math.nan, take_probability=math.nan,
+                               frequency=r.p1_frequency[i])
+                  for i in order)
+    extra = {"game_value": r.value, "p1_expected_cows": r.p1_cows,
+             "p2_expected_cows": r.p2_cows, "states": r.states,
+             "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
+             "best_reply_saddles": r.best_reply_saddles, "bound_cutoffs": r.bound_cutoffs,
+             "exploitability": r.exploitability, "workers": r.workers,
+             "table_bytes": r.table_bytes,
+             "p2_strategy": [{"card": c, "value": v, "frequency": f}
+                             for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)]}
+    return Analysis(position, Model.NASH.value, "exact",
+                    f"backward induction over {r.states:,} states", cards, None, r.nodes,
+                    r.seconds, extra=extra, game_value=r.value,
+                    estimated_states=nash.estimate_states(position))
+
+
+def analyse_nash(position: Position, memory: int = nash.DEFAULT_MEMORY,
+                 workers: int | None = None, time_limit: float | None = None,
+                 progress: Callable[[int], None] | None = None) -> Analysis:
+    """``analyse`` for opponents='nash': ``nash.solve_nash``, adapted."""
+    return from_nash(position, nash.solve_nash(position, memory=memory, workers=workers,
+                                               time_limit=time_limit, progress=progress))
+
+
 def analyse(position: Position, opponents: str = "random", method: str = "auto",
             samples: int = 2000, seed: int = 0, time_limit: float | None = None,
             max_nodes: int = DEFAULT_MAX_NODES,
@@ -123,8 +187,8 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     random, falls back to Monte Carlo when it does not finish; ``reason`` says what
     happened. Exact search stops at ``time_limit``, ``memory`` (its memo) and OVERRUN x
     ``max_nodes`` nodes: with ``method='exact'`` (or auto for worst) that raises
-    exact.SearchStopped (a NimmtError) carrying the cards it finished; Ctrl-C raises
-    exact.SearchInterrupted (a KeyboardInterrupt) with them. ``progress(n)``: n more Monte
+    errors.SearchStopped (a NimmtError) carrying the cards it finished; Ctrl-C raises
+    errors.SearchInterrupted (a KeyboardInterrupt) with them. ``progress(n)``: n more Monte
     Carlo samples per card; ``exact_progress(n)``: n more cards solved exactly.
 
     >>> from solver.position import parse_position
@@ -138,29 +202,28 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         raise NimmtError(f"unknown opponents {opponents!r}; use one of {', '.join(OPPONENTS)}")
     if method not in METHODS:
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
-    if opponents == "nash":
-        from . import nash
-        return nash.analyse_nash(position, memory=memory, workers=workers,
-                                 time_limit=time_limit, progress=progress)
+    if opponents == Model.NASH:
+        return analyse_nash(position, memory=memory, workers=workers, time_limit=time_limit,
+                            progress=progress)
     if max_nodes < 1:
-        raise NimmtError("max_nodes (--max-nodes) must be at least 1")
+        raise NimmtError(f"{param('max_nodes', beside=True)} must be at least 1")
     estimate = exact.estimate_nodes(position)
-    if method == "exact" and estimate > max_nodes:
-        raise exact.BudgetExceeded(
+    if method == Method.EXACT and estimate > max_nodes:
+        raise BudgetExceeded(
             f"exact search would take about {_count(estimate)} nodes, over the budget of "
-            f"{max_nodes:,}; raise max_nodes (--max-nodes; about 1,000,000 nodes a second) or "
-            "use --method montecarlo")
-    if method == "montecarlo" and opponents != "random":
+            f"{max_nodes:,}; raise {param('max_nodes', beside=True)} (about 1,000,000 nodes a "
+            f"second) or use {param('method', 'montecarlo')}")
+    if method == Method.MONTECARLO and opponents != Model.RANDOM:
         raise NimmtError(f"Monte Carlo estimates the random model only; for {opponents} use "
-                         "--method exact")
+                         f"{param('method', 'exact')}")
     hopeless = estimate > HOPELESS * max_nodes
-    if method == "auto" and hopeless and opponents != "random":
-        raise exact.BudgetExceeded(
+    if method == Method.AUTO and hopeless and opponents != Model.RANDOM:
+        raise BudgetExceeded(
             f"{opponents} needs exact search, which would take about {_count(estimate)} nodes, "
-            f"over {HOPELESS}x the budget of {max_nodes:,}; raise max_nodes (--max-nodes) or "
-            "analyse a position with fewer cards left")
-    if method == "exact" or (method == "auto" and not hopeless):
-        fallback = method == "auto" and opponents == "random"
+            f"over {HOPELESS}x the budget of {max_nodes:,}; raise "
+            f"{param('max_nodes', beside=True)} or analyse a position with fewer cards left")
+    if method == Method.EXACT or (method == Method.AUTO and not hopeless):
+        fallback = method == Method.AUTO and opponents == Model.RANDOM
         seconds = time_limit
         if fallback:
             seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
@@ -169,14 +232,15 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         try:
             result = exact.solve_exact(position, opponents, max_nodes=limit, time_limit=seconds,
                                        memory=memory, progress=exact_progress)
-        except exact.SearchStopped as stopped:
+        except SearchStopped as stopped:
             if not fallback:
                 if stopped.reason == "nodes":
                     raise type(stopped)(
                         f"exact search ({opponents}) passed {limit:,} nodes ({OVERRUN}x the "
                         f"budget of {max_nodes:,}; estimated {_count(estimate)}) with "
                         f"{len(stopped.finished)} of {stopped.cards_total} cards solved; raise "
-                        "max_nodes (--max-nodes) or analyse a position with fewer cards left",
+                        f"{param('max_nodes', beside=True)} or analyse a position with fewer "
+                        "cards left",
                         finished=stopped.finished, cards_total=stopped.cards_total,
                         nodes=stopped.nodes, seconds=stopped.seconds) from None
                 raise
@@ -190,24 +254,15 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                 time_limit = max(time_limit - spent, 0.01)
         else:
             reason = (f"exact search as asked (estimated {_count(estimate)} nodes)"
-                      if method == "exact" else
+                      if method == Method.EXACT else
                       "auto: exact search finished"
                       + (f" within its time budget of {seconds:g} s" if seconds else "")
                       + f"; estimated {_count(estimate)} nodes")
-            cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
-                              "take_probability": c.take_probability} for c in result.cards])
-            return Analysis(position, opponents, "exact", reason, cards, estimate,
-                            result.resolved, result.seconds, extra={"states": result.states})
+            return from_exact(position, result, reason, estimate)
     else:
-        reason = ("Monte Carlo as asked" if method == "montecarlo" else
+        reason = ("Monte Carlo as asked" if method == Method.MONTECARLO else
                   f"auto: exact search would take about {_count(estimate)} nodes, over "
                   f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo")
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
                                    progress=progress)
-    cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
-                      "take_probability": c.take_probability, "stderr": c.stderr,
-                      "ci95": c.interval(), "samples": c.samples} for c in mc.cards])
-    return Analysis(position, opponents, "montecarlo", reason, cards, estimate, mc.nodes,
-                    mc.seconds, complete=mc.complete, later_play=mc.later_play,
-                    extra={"samples": mc.cards[0].samples, "seed": seed,
-                           "exact_depth": mc.exact_depth})
+    return from_montecarlo(position, mc, reason, estimate, seed)

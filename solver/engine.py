@@ -30,6 +30,10 @@ import numpy as np
 from . import kernel_cache
 from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
 
+__all__ = ["BOT_CODES", "CardStep", "GameLog", "TurnOutcome", "arrays_to_rows", "bot_card",
+           "bot_codes", "jit", "jit_inline", "play_games", "resolve_turn", "row_table",
+           "rows_to_arrays"]
+
 CACHE = kernel_cache.configure()  # a writable cache folder (or none) before numba needs one
 from numba import njit  # noqa: E402
 

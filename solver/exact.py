@@ -27,8 +27,13 @@ from numba.typed import Dict
 
 from .engine import (_COWS, COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end,
                      _place_card, jit, row_table)
+from .errors import (BudgetExceeded, MemoryExceeded, NimmtError, SearchInterrupted, SearchStopped,
+                     param)
 from .position import Position
-from .rules import NimmtError, ROW_COUNT
+from .rules import ROW_COUNT
+
+__all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
+           "owner_array", "solve_exact"]
 
 MODEL_RANDOM, MODEL_WORST = 0, 1
 MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
@@ -421,49 +426,6 @@ POLL_SECONDS = 0.05
 TIME_LIMIT, INTERRUPTED = 1, 2  # what the caller wrote into stats[STOP]
 
 
-class SearchStopped(NimmtError):
-    """An exact search stopped before it finished, or was refused before it began.
-
-    ``reason``: 'time limit', 'memory' or 'nodes'; ``finished``: the root cards solved
-    before it stopped (CardLine, in hand order; the cards are solved one after another),
-    ``cards_total`` how many were asked, ``nodes`` and ``seconds`` what it had spent.
-    """
-
-    def __init__(self, message: str = "", reason: str = "", finished: tuple = (),
-                 cards_total: int = 0, nodes: int = 0, seconds: float = 0.0) -> None:
-        super().__init__(message)
-        self.reason, self.finished, self.cards_total = reason, tuple(finished), cards_total
-        self.nodes, self.seconds = nodes, seconds
-
-
-class BudgetExceeded(SearchStopped):
-    """The exact search would take, or took, more nodes than allowed (``max_nodes``)."""
-
-    def __init__(self, message: str = "", *args, **kwargs) -> None:
-        super().__init__(message, *(args or ("nodes",)), **kwargs)
-
-
-class MemoryExceeded(SearchStopped):
-    """A search would need, or came to need, more memory than allowed (``memory``)."""
-
-    def __init__(self, message: str = "", *args, **kwargs) -> None:
-        super().__init__(message, *(args or ("memory",)), **kwargs)
-
-
-class SearchInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped an exact search. A KeyboardInterrupt, not a NimmtError, so that code
-    which handles bad input never swallows it; ``finished``, ``cards_total``, ``nodes``
-    and ``seconds`` as in SearchStopped."""
-
-    reason = "interrupted"
-
-    def __init__(self, message: str = "", finished: tuple = (), cards_total: int = 0,
-                 nodes: int = 0, seconds: float = 0.0) -> None:
-        super().__init__(message)
-        self.finished, self.cards_total = tuple(finished), cards_total
-        self.nodes, self.seconds = nodes, seconds
-
-
 @dataclass(frozen=True)
 class CardLine:
     """One card's exact result: its value (expected or guaranteed cows to the end of
@@ -635,15 +597,17 @@ def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory,
         raise MemoryExceeded(
             f"exact search ({model}) stopped at its memory budget of {_size(memory)}: the "
             f"memo reached {entries:,} entries at up to {BYTES_PER_ENTRY} bytes each ({so_far}); "
-            "raise memory (--memory) or analyse a position with fewer cards left", **kept)
+            f"raise {param('memory', beside=True)} or analyse a position with fewer cards left",
+            **kept)
     if why == STOPPED_FLAG:
         raise SearchStopped(
             f"exact search ({model}) stopped at the time limit of {time_limit:g} s ({so_far}); "
-            "allow more time (time_limit, --time-limit) or analyse a position with fewer "
-            "cards left", "time limit", **kept)
+            f"allow more time ({param('time_limit', beside=True)}) or analyse a position with "
+            "fewer cards left", "time limit", **kept)
     raise BudgetExceeded(
         f"exact search ({model}) passed its budget of {max_nodes:,} nodes ({so_far}); raise "
-        "max_nodes (--max-nodes) or use Monte Carlo (--method montecarlo)", **kept)
+        f"{param('max_nodes', beside=True)} or use Monte Carlo ({param('method', 'montecarlo')})",
+        **kept)
 
 
 def _size(size: int) -> str:

@@ -21,6 +21,9 @@ from typing import Any, Callable
 
 from .rules import NimmtError
 
+__all__ = ["TEMP_PREFIX", "atomic_write", "atomic_write_text", "check_output_path", "note",
+           "output_target", "partial_path", "read_json", "read_text"]
+
 TEMP_PREFIX = ".nimmt-"
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),

@@ -17,6 +17,9 @@ from . import engine
 from .position import Position
 from .rules import HAND_SIZE, NimmtError, Rules
 
+__all__ = ["Estimate", "SeatStats", "SimulationResult", "deal_position", "play_random_turns",
+           "simulate", "win_shares"]
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from typing import MutableMapping
 
+__all__ = ["configure", "numba_candidates", "private_folder"]
+
 NOTED = "NIMMT_NUMBA_CACHE_NOTED"  # set once the notice is shown; worker processes inherit it
 
 

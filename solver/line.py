@@ -23,18 +23,19 @@ import itertools
 from dataclasses import dataclass, replace
 
 from . import engine
-from .analysis import OPPONENTS
 from .exact import solve_exact
 from .nash import solve_nash
 from .position import Position, format_position
-from .rules import ROW_COUNT, NimmtError
+from .errors import NimmtError
+from .names import Model
+from .rules import MODELS, ROW_COUNT
 
 EPS = 1e-9
 EXACT_BUDGET = 10**9  # nodes: a line is asked for on positions already solved exactly
 NO_CHOICE = -1
 SIDES = ("right", "left")  # tie_side 0 and 1 (engine.resolve_turn)
 
-__all__ = ["LineTurn", "Play", "RowChoice", "opponent_sets", "principal_line"]
+__all__ = ["LineTurn", "Play", "RowChoice", "option_count", "opponent_sets", "principal_line"]
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class _Line:
     def solve(self, position: Position) -> _Solved:
         key = format_position(position)
         if key not in self.solved:
-            if self.model == "nash":
+            if self.model == Model.NASH:
                 r = solve_nash(position)
                 self.solved[key] = _Solved(dict(zip(r.p1_cards, r.p1_ev)), r.value,
                                            dict(zip(r.p2_cards, r.p2_frequency)))
@@ -133,7 +134,7 @@ class _Line:
 
     def replies(self, position: Position) -> list[tuple[Play, ...]]:
         sets = opponent_sets(position)
-        if self.model == "nash":  # player 2's cards in its equilibrium support
+        if self.model == Model.NASH:  # player 2's cards in its equilibrium support
             mix = self.solve(position).p2_frequency
             return [s for s in sets if mix[s[0].card] > 0] or sets
         return sets
@@ -150,8 +151,8 @@ class _Line:
             rows = position.rows if not before else engine.resolve_turn(
                 position.rows, [cards[q] for q in before], position.professional,
                 [choices[q][0] for q in before], [choices[q][1] for q in before]).rows
-            options = _option_count(rows, cards[p], position.professional)
-            if options == 1 or (p != 0 and self.model == "random"):
+            options = option_count(rows, cards[p], position.professional)
+            if options == 1 or (p != 0 and self.model == Model.RANDOM):
                 choices = {**choices, p: (NO_CHOICE, NO_CHOICE)}
                 continue
             results = []
@@ -166,12 +167,12 @@ class _Line:
             return replace(chosen, value=pick)
         after, outcome = position.apply_turn(cards, [choices[p][0] for p in range(len(cards))],
                                              [choices[p][1] for p in range(len(cards))])
-        delta = outcome.cows[0] - (outcome.cows[1] if self.model == "nash" else 0)
+        delta = outcome.cows[0] - (outcome.cows[1] if self.model == Model.NASH else 0)
         later = 0.0 if after.cards_left == 0 else self.solve(after).value
         return _Reply(delta + later, outcome.cows[0], made, after)
 
 
-def _option_count(rows, card: int, professional: bool) -> int:
+def option_count(rows, card: int, professional: bool) -> int:
     """1, 2 (a professional tie) or 4 (a low card takes a row of its owner's choice)."""
     return int(engine._choice_count(engine.row_table(rows), card, professional))
 
@@ -187,8 +188,8 @@ def principal_line(position: Position, card: int, model: str,
     >>> [(t.card, t.label, t.cows) for t in principal_line(p, 22, "worst")]
     [(22, 'p2 15', 0), (13, 'p2 17', 1), (18, 'p2 24', 0)]
     """
-    if model not in OPPONENTS:
-        raise NimmtError(f"unknown model {model!r}; use {', '.join(OPPONENTS)}")
+    if model not in MODELS:
+        raise NimmtError(f"unknown model {model!r}; use {', '.join(MODELS)}")
     if card not in position.hand:
         raise NimmtError(f"card {card} is not in player 1's hand "
                          f"({', '.join(map(str, position.hand))})")

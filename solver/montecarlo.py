@@ -25,9 +25,13 @@ from numba.typed import Dict
 from . import exact
 from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, _find_end, _pick_card, _place_card,
                      _rng_below, _rng_seed, _turn_order, jit, row_table)
+from .errors import NimmtError, param
 from .exact import MODEL_RANDOM, OWNER_GONE, OWNER_P1, OWNER_POOL, _cards_of, _state_value
 from .position import Position
-from .rules import NimmtError, ROW_COUNT
+from .rules import ROW_COUNT
+
+__all__ = ["SAMPLE_NODE_BUDGET", "MonteCarloResult", "SampledCard", "choose_exact_depth",
+           "later_play_text", "run_montecarlo"]
 
 Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
@@ -204,7 +208,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     (seed, card, sample index).
     """
     if samples < 2:
-        raise NimmtError("--samples must be at least 2 (a standard error needs two)")
+        raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
     depth = choose_exact_depth(position) if exact_depth is None else exact_depth

@@ -19,11 +19,14 @@ from typing import Callable
 
 import numpy as np
 
-from . import exact
 from .engine import (COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end,
                      _place_card, jit, row_table)
+from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
 from .position import Position
-from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
+from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
+
+__all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",
+           "estimate_states", "largest_fitting_k", "solve_nash"]
 
 # Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py):
 # the table is a power of two of slots, at most half full, and while it doubles the old
@@ -720,8 +723,9 @@ class NashResult:
 
 def check_nash_position(position: Position) -> None:
     if position.players != 2:
+        use = param("opponents", ("random", "worst"))
         raise NimmtError(f"nash is the two-player equilibrium; this position has "
-                         f"{position.players} players (use --opponents random or worst)")
+                         f"{position.players} players (use {use})")
     if not position.all_known:
         raise NimmtError("nash needs both hands known; give p2=... (tactical and logic "
                          "2-player positions derive it)")
@@ -801,11 +805,6 @@ def table_slots(position: Position, memory: int) -> tuple[int, int]:
     return min(first, largest), largest
 
 
-class NashStopped(exact.SearchStopped):
-    """A time limit stopped the solve (reason 'time limit'): an equilibrium needs every
-    root cell."""
-
-
 def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**13,
                window: bool = False, workers: int | None = None,
                time_limit: float | None = None,
@@ -831,11 +830,11 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     needed = estimate_bytes(position)
     if needed > memory:
         k_fit = largest_fitting_k(position, memory)
-        raise exact.MemoryExceeded(
+        raise MemoryExceeded(
             f"nash at {position.cards_left} cards each needs about {states:,} states "
             f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
-            f"largest k that fits is {k_fit}: raise memory (--memory) or analyse a later "
-            "position")
+            f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
+            "a later position")
     k = position.cards_left
     width = KEY_PRO if position.professional else KEY_NORMAL
     first, largest = table_slots(position, memory)
@@ -913,21 +912,22 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
             raise failures[0]
         if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
             if 2 * table.slots > largest:
-                raise exact.MemoryExceeded(
-                    f"nash: the transposition table filled --memory ({memory / 2**30:.2f} GiB) "
-                    f"after {int(control[C_USED]):,} states; raise memory (--memory) or analyse "
-                    "a later position")
+                raise MemoryExceeded(
+                    f"nash: the transposition table filled {param('memory')} "
+                    f"({memory / 2**30:.2f} GiB) after {int(control[C_USED]):,} states; raise "
+                    f"{param('memory', beside=True)} or analyse a later position")
             table = table.doubled()
             control[C_STOP] = 0
         elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
             raise NashStopped(
                 f"nash stopped at the time limit ({time_limit:g} s) with {solved[0]} of "
                 f"{k * k} root cells solved; an equilibrium needs them all: allow more time "
-                "(time_limit, --time-limit) or analyse a later position", "time limit",
+                f"({param('time_limit', beside=True)}) or analyse a later position",
+                "time limit",
                 cards_total=k * k, nodes=int(stats[N_CELLS]),
                 seconds=time.perf_counter() - start)
         elif todo:
-            raise exact.BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+            raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     seconds = time.perf_counter() - start
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     value, pure = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
@@ -940,31 +940,3 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
                       int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
                       values, int(control[C_USED]), table.nbytes, workers)
-
-
-def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY, workers: int | None = None,
-                 time_limit: float | None = None,
-                 progress: Callable[[int], None] | None = None):
-    """``analysis.analyse`` for opponents='nash'."""
-    from .analysis import Analysis, CardAnalysis
-
-    r = solve_nash(position, memory=memory, workers=workers, time_limit=time_limit,
-                   progress=progress)
-    order = sorted(range(len(r.p1_cards)), key=lambda i: (r.p1_ev[i], r.p1_cards[i]))
-    cards = tuple(CardAnalysis(card=r.p1_cards[i], value=r.p1_ev[i],
-                               regret=max(0.0, r.p1_ev[i] - r.value),  # >= 0 up to rounding
-                               cows_now=math.nan, take_probability=math.nan,
-                               frequency=r.p1_frequency[i])
-                  for i in order)
-    extra = {"game_value": r.value, "p1_expected_cows": r.p1_cows,
-             "p2_expected_cows": r.p2_cows, "states": r.states,
-             "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
-             "best_reply_saddles": r.best_reply_saddles, "bound_cutoffs": r.bound_cutoffs,
-             "exploitability": r.exploitability, "workers": r.workers,
-             "table_bytes": r.table_bytes,
-             "p2_strategy": [{"card": c, "value": v, "frequency": f}
-                             for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)]}
-    return Analysis(position, "nash", "exact",
-                    f"backward induction over {r.states:,} states", cards,
-                    estimate_states(position), r.nodes, r.seconds, extra=extra,
-                    game_value=r.value)

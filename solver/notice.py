@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+__all__ = ["install", "on_compile"]
+
 on_compile: Callable[[], None] | None = None  # called once, before the first compile
 _state = {"installed": False, "fired": False}
 

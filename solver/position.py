@@ -22,6 +22,9 @@ from .rules import (HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, PLACEMENTS, ROW_COUNT, 
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from .engine import TurnOutcome
 
+__all__ = ["EXAMPLES", "KEYS", "Position", "format_position", "load_position", "parse_position",
+           "position_from_mapping"]
+
 # Built-in positions, usable wherever a POSITION is asked for (dealt by `nimmt deal`).
 EXAMPLES = {
     "example": "variant=tactical players=2 rows=3,6/5,10/8,11,21/16,19,23 hand=4,14,15,18,20 "

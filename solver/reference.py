@@ -12,6 +12,9 @@ from typing import Callable, Sequence
 
 from .rules import ROW_LIMIT, card_cows
 
+__all__ = ["Option", "apply_option", "default_chooser", "option_cows", "options", "play_round",
+           "random_chooser", "resolve_turn", "row_cows", "rule_following"]
+
 
 def row_cows(row: Sequence[int]) -> int:
     return sum(card_cows(c) for c in row)

@@ -5,8 +5,11 @@ from html import escape
 
 from tabulate import tabulate
 
+from .names import Variant
 from .position import Position
 from .rules import card_cows, plural
+
+__all__ = ["render_position", "rows_svg"]
 
 
 def render_position(position: Position) -> str:
@@ -22,7 +25,7 @@ def render_position(position: Position) -> str:
         who = "hand (you)" if i == 0 else f"p{i + 1}"
         lines.append(f"{who}: " + ("hidden" if hand is None else " ".join(map(str, hand))))
     if position.hidden_players:
-        listed = " ".join(map(str, position.pool)) if position.variant != "standard" else \
+        listed = " ".join(map(str, position.pool)) if position.variant != Variant.STANDARD else \
             "(not listed for the standard deck)"
         lines.append(f"unknown pool: {plural(len(position.pool), 'card')} {listed}")
     lines.append("gone: " + (" ".join(map(str, position.gone)) or "none")

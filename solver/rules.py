@@ -9,21 +9,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-VARIANTS = ("standard", "tactical", "logic")
-PLACEMENTS = ("normal", "professional")
-# The opponent models (DESIGN.md section 3), importable without the searches (and numba):
-# the same names as solver.analysis.OPPONENTS, which a test holds equal to this.
-MODELS = ("random", "worst", "nash")
+from .errors import NimmtError
+from .names import Model, Placement, Variant, values
+
+__all__ = ["COWS", "DEFAULT_THRESHOLD", "ECHO_LIMIT", "HAND_SIZE", "MAX_PLAYERS", "MIN_PLAYERS",
+           "MODELS", "PLACEMENTS", "ROW_COUNT", "ROW_LIMIT", "STANDARD_DECK", "VARIANTS",
+           "NimmtError", "Rules", "card_cows", "check_placement", "check_players",
+           "check_variant", "clip", "cut", "deck_size", "plural", "ranks"]
+
+# The names as plain strings, from solver.names (importable without the searches and numba).
+VARIANTS = values(Variant)
+PLACEMENTS = values(Placement)
+MODELS = values(Model)  # the opponent models (DESIGN.md section 3)
 ROW_COUNT = 4
 ROW_LIMIT = 5  # a row holds at most 5 cards; the sixth takes it
 HAND_SIZE = 10
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 STANDARD_DECK = 104
 DEFAULT_THRESHOLD = 66
-
-
-class NimmtError(ValueError):
-    """Bad input: the message names the problem and how to fix it."""
 
 
 ECHO_LIMIT = 40  # characters of the user's text an error message repeats
@@ -74,7 +77,7 @@ COWS = np.array([0] + [card_cows(c) for c in range(1, STANDARD_DECK + 1)], dtype
 
 def deck_size(variant: str, players: int) -> int:
     """Highest card in play: 104 for standard, 10n+4 for tactical and logic."""
-    if variant == "standard":
+    if variant == Variant.STANDARD:
         return STANDARD_DECK
     return 10 * players + 4
 
@@ -120,7 +123,7 @@ class Rules:
 
     @property
     def professional(self) -> bool:
-        return self.placement == "professional"
+        return self.placement == Placement.PROFESSIONAL
 
 
 def ranks(totals) -> list[int]:

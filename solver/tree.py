@@ -27,12 +27,15 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from . import engine
+from .errors import NimmtError, command, param
 from .exact import estimate_nodes, opponent_set_count, solve_exact
 from .fileio import atomic_write, atomic_write_text
 from .nash import (DEFAULT_MEMORY, check_nash_position, estimate_bytes, estimate_states,
                    largest_fitting_k, solve_nash)
 from .position import Position, format_position
-from .rules import NimmtError
+from .rules import MODELS
+
+__all__ = ["FORMATS", "build_tree", "count_nodes", "format_tree_text", "write_tree"]
 
 EPS = 1e-9
 FORMATS = (".graphml", ".gexf", ".json", ".dot", ".svg", ".png")
@@ -41,6 +44,9 @@ FORMATS = (".graphml", ".gexf", ".json", ".dot", ".svg", ".png")
 # (analysis.HOPELESS times its default budget), and the search itself stops at 10**9.
 SEARCH_NODES = 160_000_000
 SEARCH_STOP = 10**9
+# The options that cut a tree, as its messages name them.
+_CUTS = (f"{param('depth')}, {param('best_only')}, {param('min_probability')} or "
+         f"{param('merge')}")
 
 
 @dataclass
@@ -263,12 +269,12 @@ def build_tree(position: Position, opponents: str = "random", depth: int | None 
     >>> g.nodes[g.graph["root"]]["actor"], round(g.nodes[g.graph["root"]]["value"], 3)
     ('p1', 0.908)
     """
-    if opponents not in ("random", "worst", "nash"):
+    if opponents not in MODELS:
         raise NimmtError(f"unknown opponents {opponents!r}; use random, worst or nash")
     if depth is not None and depth < 1:
-        raise NimmtError("--depth must be at least 1 (turns to expand)")
+        raise NimmtError(f"{param('depth')} must be at least 1 (turns to expand)")
     if not 0.0 <= min_probability <= 1.0:
-        raise NimmtError("--min-probability must be between 0 and 1")
+        raise NimmtError(f"{param('min_probability')} must be between 0 and 1")
     turns = position.cards_left if depth is None else min(depth, position.cards_left)
     _refuse_hopeless(position, opponents, min_probability, best_only, max_nodes)
     counter = _Build(opponents, turns, min_probability, best_only, merge, False, 100 * max_nodes)
@@ -276,12 +282,11 @@ def build_tree(position: Position, opponents: str = "random", depth: int | None 
         _state(counter, position, 0, 0.0, None, {}, (0,) * position.players)
     except _TooBig:
         raise NimmtError(f"this tree has more than {100 * max_nodes:,} nodes (counting stopped "
-                         "there); use --depth, --best-only, --min-probability or --merge, or "
-                         "raise --max-nodes") from None
+                         f"there); use {_CUTS}, or raise {param('max_nodes')}") from None
     if counter.count > max_nodes:
-        raise NimmtError(f"this tree would have {counter.count:,} nodes, over --max-nodes "
-                         f"{max_nodes:,}; use --depth, --best-only, --min-probability or "
-                         "--merge, or raise --max-nodes")
+        raise NimmtError(f"this tree would have {counter.count:,} nodes, over "
+                         f"{param('max_nodes', max_nodes)}; use {_CUTS}, or raise "
+                         f"{param('max_nodes')}")
     b = _Build(opponents, turns, min_probability, best_only, merge, True, max_nodes,
                solved=counter.solved)
     _state(b, position, 0, 0.0, None, {}, (0,) * position.players)
@@ -308,16 +313,17 @@ def _refuse_hopeless(position: Position, opponents: str, min_probability: float,
     if first_turn > max_nodes:
         hints = []
         if not best_only and 2 + kept <= max_nodes:
-            hints.append("--best-only")
+            hints.append(param("best_only"))
         if opponents == "random" and kept:
-            hints.append(f"--min-probability (each set has probability {1 / sets:.2g})")
+            hints.append(f"{param('min_probability')} (each set has probability {1 / sets:.2g})")
         elif opponents == "nash" and kept:
-            hints.append("--min-probability (player 2's unlikely cards)")
+            hints.append(f"{param('min_probability')} (player 2's unlikely cards)")
         raise NimmtError(
             f"this tree would have at least {first_turn:,} nodes (its first turn alone: "
-            f"{sets:,} opponent card sets after each card), over --max-nodes {max_nodes:,}; "
-            + (f"use {' or '.join(hints)}, or raise --max-nodes" if hints else
-               "raise --max-nodes (--depth cannot cut the first turn)"))
+            f"{sets:,} opponent card sets after each card), over "
+            f"{param('max_nodes', max_nodes)}; "
+            + (f"use {' or '.join(hints)}, or raise {param('max_nodes')}" if hints else
+               f"raise {param('max_nodes')} ({param('depth')} cannot cut the first turn)"))
     k = position.cards_left
     if opponents == "nash":
         check_nash_position(position)
@@ -326,8 +332,9 @@ def _refuse_hopeless(position: Position, opponents: str, min_probability: float,
                 f"a nash tree needs the equilibrium of the rest of the round: at {k} cards "
                 f"each about {estimate_states(position):,} states "
                 f"(~{estimate_bytes(position) / 2**30:.0f} GiB), over the "
-                f"{DEFAULT_MEMORY / 2**30:.0f} GiB a tree may use, whatever --depth, "
-                "--best-only or --min-probability; build it from a position with at most "
+                f"{DEFAULT_MEMORY / 2**30:.0f} GiB a tree may use, whatever {param('depth')}, "
+                f"{param('best_only')} or {param('min_probability')}; build it from a position "
+                "with at most "
                 f"{largest_fitting_k(position, DEFAULT_MEMORY)} cards left")
         return
     estimate = estimate_nodes(position)
@@ -335,8 +342,9 @@ def _refuse_hopeless(position: Position, opponents: str, min_probability: float,
         raise NimmtError(
             f"the tree's values need an exact search ({opponents}) of the rest of the round, "
             f"about {estimate:.1e} nodes, over the {SEARCH_NODES:.1e} a tree may take, whatever "
-            "--depth, --best-only, --min-probability or --max-nodes; build it from a position "
-            "with fewer cards left (nimmt analyse --method montecarlo estimates this one)")
+            f"{param('depth')}, {param('best_only')}, {param('min_probability')} or "
+            f"{param('max_nodes')}; build it from a position with fewer cards left "
+            f"({command('analyse', method='montecarlo')} estimates this one)")
 
 
 def count_nodes(position: Position, **options) -> int:

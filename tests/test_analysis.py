@@ -25,7 +25,9 @@ import pytest
 from naive import card_values as brute_force
 from solver import analysis, montecarlo
 from solver.analysis import analyse
-from solver.exact import BudgetExceeded, estimate_nodes  # for the budget tests, not the brute force
+from cli import cli_message  # the budget messages as the command line prints them
+from solver.errors import BudgetExceeded  # for the budget tests, not the brute force
+from solver.exact import estimate_nodes
 from solver.game import deal_position
 from solver.position import EXAMPLES, Position, format_position, parse_position
 from solver.rules import NimmtError, Rules
@@ -347,7 +349,8 @@ def test_exact_over_budget_refuses_with_estimate_and_fix():
     assert isinstance(info.value, NimmtError)
     message = str(info.value)
     assert f"{estimate:,}" in message or f"{estimate:.1e}" in message
-    assert "--max-nodes" in message and "montecarlo" in message
+    assert "max_nodes" in message and "montecarlo" in message  # Python: the parameters
+    assert "--max-nodes" in cli_message(info.value)  # the CLI: the flags
     assert "\n" not in message
 
 
@@ -355,7 +358,8 @@ def test_exact_over_budget_refuses_with_estimate_and_fix():
 def test_worst_over_budget_refuses(method):
     with pytest.raises(BudgetExceeded) as info:
         analyse(example("example-standard"), opponents="worst", method=method)
-    assert "--max-nodes" in str(info.value)
+    assert "max_nodes" in str(info.value)
+    assert "--max-nodes" in cli_message(info.value)
 
 
 def test_auto_with_the_estimate_in_budget_gives_a_result():

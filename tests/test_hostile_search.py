@@ -19,8 +19,8 @@ import cli
 from cli_checks import assert_one_line_error, invoke
 from solver import exact, nash
 from solver.analysis import HOPELESS, analyse
-from solver.exact import (BudgetExceeded, MemoryExceeded, SearchInterrupted, SearchStopped,
-                          solve_exact)
+from solver.errors import BudgetExceeded, MemoryExceeded, SearchInterrupted, SearchStopped
+from solver.exact import solve_exact
 from solver.game import deal_position
 from solver.position import format_position, parse_position
 from solver.rules import NimmtError, Rules
@@ -73,7 +73,8 @@ def test_exact_search_stops_at_its_time_limit(model):
     stopped = info.value
     assert stopped.reason == "time limit" and stopped.cards_total == 5 and stopped.nodes > 0
     message = str(stopped)
-    assert "\n" not in message and "time_limit" in message and "--time-limit" in message
+    assert "\n" not in message and "time_limit" in message and "--time-limit" not in message
+    assert "--time-limit" in cli.cli_message(stopped)  # the CLI names the flag
 
 
 @pytest.mark.parametrize("model", ["random", "worst"])
@@ -104,7 +105,8 @@ def test_memory_guard_keeps_the_cards_finished(three_exact):
     best = {c.card: c.value for c in three_exact.cards}
     assert stopped.finished[0].value == pytest.approx(best[8], abs=1e-12)
     message = str(stopped)
-    assert "\n" not in message and "50 MiB" in message and "--memory" in message
+    assert "\n" not in message and "50 MiB" in message and "memory" in message
+    assert "--memory" in cli.cli_message(stopped)  # the CLI names the flag
 
 
 def test_cli_memory_guard(runner, three_exact):

@@ -28,6 +28,7 @@ import re
 
 import numpy as np
 import pytest
+from cli import cli_message
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from naive import NashBrute as Brute
 from naive import highs_batch
@@ -38,8 +39,9 @@ from solver.rules import Rules, NimmtError, card_cows
 
 # imported to be tested (never used by the brute force)
 from solver.nash import _matrix_game  # noqa: E402
-from solver.nash import (BYTES_PER_STATE, NashResult, analyse_nash,  # noqa: E402
-                         estimate_states, largest_fitting_k, solve_nash)
+from solver.analysis import analyse_nash  # noqa: E402
+from solver.nash import (BYTES_PER_STATE, NashResult, estimate_states,  # noqa: E402
+                         largest_fitting_k, solve_nash)
 
 TOL = 1e-9
 P1, P2 = 1, 2
@@ -671,8 +673,9 @@ def test_table_doubles_as_it_fills_and_keeps_every_state(monkeypatch):
 
 def test_table_that_outgrows_memory_refuses(monkeypatch):
     monkeypatch.setattr(nash_module, "estimate_states", lambda *a, **k: 1)
-    with pytest.raises(NimmtError, match="filled --memory"):
+    with pytest.raises(NimmtError, match="filled memory") as info:  # the CLI: --memory
         solve_nash(dealt("tactical", "normal", 6, 44), memory=200_000)
+    assert "filled --memory" in cli_message(info.value)
 
 
 def test_time_limit_stops_with_a_clear_error():

@@ -172,8 +172,8 @@ def test_two_workers_give_the_same_set_as_one():
 @pytest.mark.parametrize("change, message", [
     ({"variant": "standard"}, "small deck"),
     ({"model": "nash", "players": 3}, "2 players"),
-    ({"cards_left": 7}, "cards-left"),
-    ({"cards_left": 1}, "cards-left"),
+    ({"cards_left": 7}, "cards_left"),  # the parameter (the CLI: --cards-left)
+    ({"cards_left": 1}, "cards_left"),
     ({"players": 5}, "4 players"),
     ({"players": 3, "cards_left": 5}, "4 cards"),
     ({"min_margin": -0.5}, "negative"),

@@ -1,0 +1,467 @@
+"""The house's layers (issue 11, item 4), checked from the source.
+
+* Imports go one way, kernels -> position -> searches -> analysis -> puzzles -> cli, with no
+  cycle (function-level imports included: they hide a cycle, they do not remove it).
+* No module imports another's underscore names, except the kernels on the allow-list below
+  (being rewritten into one module of turn kernels; the list is to be emptied).
+* Library messages name parameters (``max_nodes``), the command line spells them as its flags
+  (``--max-nodes``), in one place: ``cli.cli_message``.
+* Render options are arguments of the renderer, never fields of a result or its JSON.
+* Model, variant, placement and method names come from ``solver.names``.
+* Every module has a curated ``__all__``; ``import solver`` exposes the entry points and
+  loads no numba.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import networkx as nx
+import pytest
+
+import cli
+from cli_checks import assert_one_line_error, invoke
+from solver import names, rules
+from solver.errors import NimmtError, param
+from solver.names import Method, Model, Placement, Variant
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each module's layer: a module imports only from its own layer or below, and never in a
+# cycle. A new module gets a line here (the test names any that lacks one).
+LAYERS = {
+    # plain Python: names, errors, the rules as data, files, the pure-Python oracle
+    "solver.names": 0, "solver.errors": 0, "solver.rules": 0, "solver.notice": 0,
+    "solver.kernel_cache": 0, "solver.fileio": 0, "solver.reference": 0,
+    # numba kernels (turns, statekey and table: the search redesign's kernel modules)
+    "solver.engine": 1, "solver.turns": 1, "solver.statekey": 1, "solver.table": 1,
+    # the Position value
+    "solver.position": 2,
+    # the searches
+    "solver.exact": 3, "solver.montecarlo": 3, "solver.nash": 3,
+    # built on the searches: principal lines, decision trees, whole games, drawings
+    "solver.line": 4, "solver.tree": 4, "solver.game": 4, "solver.render": 4,
+    # every search result adapted into Analysis
+    "solver.analysis": 5,
+    # puzzles use the solver
+    "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
+    "puzzles": 6,
+    # the faces: the command line and the package's curated API
+    "cli": 7, "solver": 7,
+}
+
+# Underscore names still imported across modules: the kernels being rewritten into one
+# module of turn kernels (issue 11, item 1). (importer, module, name); empty it as they go.
+UNDERSCORE_ALLOWED = {
+    ("solver.exact", "solver.engine", "_COWS"),
+    ("solver.exact", "solver.engine", "_find_end"),
+    ("solver.exact", "solver.engine", "_place_card"),
+    ("solver.montecarlo", "solver.engine", "_find_end"),
+    ("solver.montecarlo", "solver.engine", "_pick_card"),
+    ("solver.montecarlo", "solver.engine", "_place_card"),
+    ("solver.montecarlo", "solver.engine", "_rng_below"),
+    ("solver.montecarlo", "solver.engine", "_rng_seed"),
+    ("solver.montecarlo", "solver.engine", "_turn_order"),
+    ("solver.montecarlo", "solver.exact", "_cards_of"),
+    ("solver.montecarlo", "solver.exact", "_state_value"),
+    ("solver.nash", "solver.engine", "_find_end"),
+    ("solver.nash", "solver.engine", "_place_card"),
+    ("solver.line", "solver.engine", "_choice_count"),
+    ("solver.tree", "solver.engine", "_choice_count"),
+}
+
+
+def source_modules() -> dict[str, Path]:
+    """Every module of the distribution: cli, solver.*, puzzles.*."""
+    found = {"cli": ROOT / "cli.py"}
+    for package in ("solver", "puzzles"):
+        for path in sorted((ROOT / package).glob("*.py")):
+            found[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+    return found
+
+
+MODULES = source_modules()
+
+
+def resolve(module: str, node: ast.ImportFrom) -> str:
+    """The absolute module an ``from X import ...`` names (relative ones resolved)."""
+    if not node.level:
+        return node.module or ""
+    package = module if MODULES[module].stem == "__init__" else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def imports(module: str):
+    """(imported module, name or None, node) for every import anywhere in ``module``; a
+    name that is itself a module (``from . import exact``) counts as that module."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None, node
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve(module, node)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    yield f"{base}.{alias.name}", None, node
+                else:
+                    yield base, alias.name, node
+
+
+def import_graph() -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(MODULES)
+    for module in MODULES:
+        for target, _, _ in imports(module):
+            if target in MODULES and target != module:
+                graph.add_edge(module, target)
+    return graph
+
+
+# ---------------------------------------------------------------- layers
+
+def test_every_module_has_a_layer():
+    assert sorted(set(MODULES) - set(LAYERS)) == []
+
+
+def test_no_import_cycle():
+    graph = import_graph()
+    cycles = list(nx.simple_cycles(graph))
+    assert cycles == [], f"import cycles: {cycles}"
+
+
+def test_imports_go_down_the_layers():
+    upward = [(a, b) for a, b in import_graph().edges if LAYERS[a] < LAYERS[b]]
+    assert upward == [], "modules importing a layer above them: " + ", ".join(
+        f"{a} ({LAYERS[a]}) -> {b} ({LAYERS[b]})" for a, b in upward)
+
+
+def test_searches_never_import_analysis():
+    graph = import_graph()
+    for search in ("solver.exact", "solver.montecarlo", "solver.nash"):
+        assert not nx.has_path(graph, search, "solver.analysis"), search
+
+
+def test_the_solver_never_imports_puzzles_or_cli():
+    graph = import_graph()
+    for module in MODULES:
+        if module.startswith("solver."):
+            reach = nx.descendants(graph, module)
+            assert not {m for m in reach if m == "cli" or m.startswith("puzzles")}, module
+
+
+# ---------------------------------------------------------------- underscore names
+
+def underscore_imports() -> set[tuple[str, str, str]]:
+    found = set()
+    for module in MODULES:
+        modules_bound = {}  # local name -> module, for `engine._name`
+        for target, name, node in imports(module):
+            if name is None and target in MODULES:
+                for alias in node.names:
+                    local = alias.asname or alias.name.rpartition(".")[2]
+                    modules_bound[local] = target
+            elif (name and name.startswith("_") and not name.startswith("__")
+                  and target in MODULES and target != module):
+                found.add((module, target, name))
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in modules_bound and node.attr.startswith("_")
+                    and not node.attr.startswith("__")
+                    and modules_bound[node.value.id] != module):
+                found.add((module, modules_bound[node.value.id], node.attr))
+    return found
+
+
+def test_no_module_imports_another_modules_underscore_names():
+    extra = underscore_imports() - UNDERSCORE_ALLOWED
+    assert not extra, f"underscore names imported across modules: {sorted(extra)}"
+
+
+def test_the_underscore_allow_list_has_no_stale_entries():
+    """An entry whose import is gone comes off the list (the list only shrinks)."""
+    stale = UNDERSCORE_ALLOWED - underscore_imports()
+    assert not stale, f"remove from UNDERSCORE_ALLOWED: {sorted(stale)}"
+
+
+# ---------------------------------------------------------------- messages
+
+def docstring_ids(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                ids.add(id(body[0].value))
+    return ids
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "cli"])
+def test_library_strings_spell_no_flags(module):
+    """The library names parameters (``param``); only cli.py spells ``--flags``."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    docs = docstring_ids(tree)
+    flags = [(node.lineno, node.value[:60]) for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and id(node) not in docs and re.search(r"(?<![\w-])--[a-z]", node.value)]
+    assert flags == []
+
+
+def named_parameters() -> set[str]:
+    """Every parameter the library names in a message: param('x') and command(.., x=...)."""
+    found = set()
+    for module, path in MODULES.items():
+        if module == "cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id == "param" and node.args and isinstance(node.args[0],
+                                                                         ast.Constant):
+                    found.add(node.args[0].value)
+                elif node.func.id == "command":
+                    found.update(k.arg for k in node.keywords)
+    return found
+
+
+def cli_options() -> set[str]:
+    options = set()
+
+    def walk(command: click.Command) -> None:
+        for p in command.params:
+            options.update(o for o in p.opts if o.startswith("--"))
+        for sub in getattr(command, "commands", {}).values():
+            walk(sub)
+
+    walk(cli.cli)
+    return options
+
+
+def test_every_parameter_named_has_a_cli_flag():
+    named = named_parameters()
+    assert {"max_nodes", "time_limit", "memory", "samples", "method"} <= named
+    assert {cli.flag_of(name) for name in named} <= cli_options()
+
+
+def test_python_messages_name_parameters_and_the_cli_flags():
+    error = NimmtError(f"raise {param('max_nodes', beside=True)} or use "
+                       f"{param('method', 'montecarlo')}; {param('depth')} must be at least 1")
+    assert str(error) == "raise max_nodes or use method='montecarlo'; depth must be at least 1"
+    assert cli.cli_message(error) == ("raise max_nodes (--max-nodes) or use --method "
+                                      "montecarlo; --depth must be at least 1")
+
+
+BUDGET_PYTHON = ("exact search would take about 1.7e+29 nodes, over the budget of 10; raise "
+                 "max_nodes (about 1,000,000 nodes a second) or use method='montecarlo'")
+BUDGET_CLI = ("exact search would take about 1.7e+29 nodes, over the budget of 10; raise "
+              "max_nodes (--max-nodes; about 1,000,000 nodes a second) or use --method "
+              "montecarlo")
+
+
+def test_budget_message_in_python_and_on_the_command_line(runner):
+    from solver.analysis import analyse
+    from solver.errors import BudgetExceeded
+    from solver.position import load_position
+
+    with pytest.raises(BudgetExceeded) as info:
+        analyse(load_position("example-standard"), method="exact", max_nodes=10)
+    assert str(info.value) == BUDGET_PYTHON and "--" not in str(info.value)
+    line = assert_one_line_error(invoke(runner, "analyse", "example-standard", "--method",
+                                        "exact", "--max-nodes", "10"))
+    assert line == "nimmt: error: " + BUDGET_CLI  # the command line's wording, as before
+
+
+TREE_PYTHON = ("this tree would have at least 31 nodes (its first turn alone: 5 opponent card "
+               "sets after each card), over max_nodes=5; use min_probability (each set has "
+               "probability 0.2), or raise max_nodes")
+TREE_CLI = ("this tree would have at least 31 nodes (its first turn alone: 5 opponent card "
+            "sets after each card), over --max-nodes 5; use --min-probability (each set has "
+            "probability 0.2), or raise --max-nodes")
+
+
+def test_tree_message_in_python_and_on_the_command_line(runner):
+    from solver.position import load_position
+    from solver.tree import build_tree
+
+    with pytest.raises(NimmtError) as info:
+        build_tree(load_position("example"), max_nodes=5)
+    assert str(info.value) == TREE_PYTHON
+    line = assert_one_line_error(invoke(runner, "tree", "example", "--format", "text",
+                                        "--max-nodes", "5"))
+    assert line == "nimmt: error: " + TREE_CLI
+
+
+def test_nash_refusal_in_python_and_on_the_command_line(runner):
+    from solver.nash import check_nash_position
+    from solver.position import load_position
+
+    with pytest.raises(NimmtError) as info:
+        check_nash_position(load_position("example-3p"))
+    assert str(info.value).endswith("(use opponents='random' or 'worst')")
+    line = assert_one_line_error(invoke(runner, "analyse", "example-3p", "--opponents", "nash"))
+    assert line.endswith("(use --opponents random or worst)")
+
+
+def test_samples_message_names_the_parameter():
+    from solver.montecarlo import run_montecarlo
+    from solver.position import load_position
+
+    with pytest.raises(NimmtError, match=r"^samples must be at least 2") as info:
+        run_montecarlo(load_position("example"), samples=1)
+    assert cli.cli_message(info.value).startswith("--samples must be at least 2")
+
+
+def test_an_error_keeps_its_parameters_through_pickling():
+    """Puzzle generation's worker processes send errors back pickled."""
+    import pickle
+
+    from solver.errors import BudgetExceeded
+
+    error = BudgetExceeded(f"raise {param('max_nodes', beside=True)}", nodes=5)
+    again = pickle.loads(pickle.dumps(error))
+    assert str(again) == "raise max_nodes" and again.nodes == 5 and again.reason == "nodes"
+    assert cli.cli_message(again) == "raise max_nodes (--max-nodes)"
+
+
+# ---------------------------------------------------------------- render options
+
+@pytest.mark.parametrize("flags", [(), ("--both-sides",), ("--verify",),
+                                   ("--both-sides", "--verify")])
+def test_json_carries_no_render_options(runner, flags):
+    result = invoke(runner, "analyse", "example", "--opponents", "nash", "--format", "json",
+                    *flags)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert "show_p2" not in data and "verified" not in data
+    assert data["estimated_nodes"] is None  # nash has no node estimate, but one of states
+    assert isinstance(data["estimated_states"], int) and data["estimated_states"] > 0
+
+
+def test_render_options_are_arguments(runner):
+    from solver.analysis import analyse
+    from solver.position import load_position
+
+    result = analyse(load_position("example"), opponents="nash")
+    before = dict(result.extra)
+    plain = cli.render_analysis(result, "simple")
+    both = cli.render_analysis(result, "simple", show_p2=True, verified=True)
+    assert "player 2's side" not in plain and "verify:" not in plain
+    assert "player 2's side" in both and "verify:" in both
+    assert result.extra == before  # rendering stores nothing in the result
+    table = invoke(runner, "analyse", "example", "--opponents", "nash", "--both-sides",
+                   "--verify").stdout
+    assert "player 2's side" in table and "verify:" in table
+
+
+def test_exact_and_montecarlo_keep_their_node_estimate():
+    from solver.analysis import analyse
+    from solver.exact import estimate_nodes
+    from solver.position import load_position
+
+    position = load_position("example")
+    data = analyse(position, opponents="worst").to_json()
+    assert data["estimated_nodes"] == estimate_nodes(position) and "estimated_states" not in data
+
+
+# ---------------------------------------------------------------- names
+
+def test_rules_tuples_are_the_enums():
+    assert rules.MODELS == tuple(Model) == ("random", "worst", "nash")
+    assert rules.VARIANTS == tuple(Variant) == ("standard", "tactical", "logic")
+    assert rules.PLACEMENTS == tuple(Placement) == ("normal", "professional")
+    from solver.analysis import METHODS, OPPONENTS
+
+    assert OPPONENTS == rules.MODELS and METHODS == tuple(Method)
+    assert all(type(name) is str for name in rules.MODELS + rules.VARIANTS + rules.PLACEMENTS)
+
+
+def choices_of(command: click.Command, option: str) -> list[str]:
+    param = next(p for p in command.params if f"--{option}" in p.opts)
+    return list(param.type.choices)
+
+
+def test_cli_choices_come_from_the_enums():
+    commands = cli.cli.commands
+    puzzles = commands["puzzles"].commands
+    assert choices_of(commands["analyse"], "opponents") == list(Model)
+    assert choices_of(commands["analyse"], "method") == list(Method)
+    assert choices_of(commands["tree"], "opponents") == list(Model)
+    assert choices_of(commands["deal"], "variant") == list(Variant)
+    assert choices_of(commands["deal"], "placement") == list(Placement)
+    assert choices_of(commands["simulate"], "variant") == list(Variant)
+    assert set(choices_of(puzzles["generate"], "model")) == set(Model)
+    assert set(choices_of(commands["solve-deal"], "variant")) <= set(Variant)
+
+
+def test_enum_members_work_wherever_names_do():
+    from solver.analysis import analyse
+    from solver.position import load_position
+
+    position = load_position("example")
+    by_name = analyse(position, opponents="worst").to_json()
+    by_member = analyse(position, opponents=Model.WORST, method=Method.EXACT).to_json()
+    for data in (by_name, by_member):
+        data.pop("seconds"), data.pop("reason")
+    assert json.dumps(by_member) == json.dumps(by_name)
+
+
+# ---------------------------------------------------------------- public API
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m not in ("cli",)))
+def test_every_module_lists_its_public_names(module):
+    if module in ("solver.turns", "solver.statekey", "solver.table"):
+        pytest.skip("kernel modules of the search redesign")
+    mod = importlib.import_module(module)
+    assert isinstance(mod.__all__, list) and mod.__all__, module
+    assert len(set(mod.__all__)) == len(mod.__all__)
+    for name in mod.__all__:
+        assert not name.startswith("_") and hasattr(mod, name), name
+
+
+def test_the_package_exposes_the_entry_points_without_numba():
+    code = ("import sys, solver; assert 'numba' not in sys.modules; "
+            "from solver import Model, NimmtError, Position, load_position, parse_position, "
+            "format_position; assert 'numba' not in sys.modules; "
+            "print(sorted(solver.__all__))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout
+    for name in ("analyse", "Position", "parse_position", "load_position", "format_position",
+                 "solve_exact", "solve_nash", "principal_line", "NimmtError", "Model",
+                 "Variant", "Placement", "Method"):
+        assert repr(name) in out
+
+
+def test_the_package_entry_points_are_the_modules_objects():
+    import solver
+    from solver import analysis, exact, line, nash, position
+
+    assert solver.analyse is analysis.analyse and solver.solve_exact is exact.solve_exact
+    assert solver.solve_nash is nash.solve_nash and solver.principal_line is line.principal_line
+    assert solver.Position is position.Position and solver.Model is names.Model
+    assert set(solver.__all__) <= set(dir(solver))
+    with pytest.raises(AttributeError):
+        solver.no_such_name  # noqa: B018
+
+
+def test_puzzle_settings_messages_name_the_parameters():
+    from dataclasses import replace
+
+    from puzzles.core import check_settings
+    from puzzles.records import Settings
+
+    settings = Settings("tactical", 2, "normal", 4, "worst", 1.0, False, 1)
+    for change, python, flag in ((dict(cards_left=7), "cards_left must", "--cards-left must"),
+                                 (dict(min_margin=-1.0), "min_margin must", "--min-margin must"),
+                                 (dict(variant="standard"), "use variant='tactical' or logic",
+                                  "use --variant tactical or logic")):
+        with pytest.raises(NimmtError) as info:
+            check_settings(replace(settings, **change))
+        assert python in str(info.value) and flag in cli.cli_message(info.value)
