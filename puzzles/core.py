@@ -17,12 +17,12 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterator
 
 from puzzles.records import Puzzle, RefutationTurn, Settings
-from solver import engine
+from solver import engine, turns
 from solver.analysis import UNITS, analyse
 from solver.game import deal_position
 from solver.line import principal_line
 from solver.position import Position, format_position, parse_position
-from solver.rules import HAND_SIZE, NimmtError, Rules, plural
+from solver.rules import HAND_SIZE, ROW_COUNT, NimmtError, Rules, plural
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
 DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
@@ -46,8 +46,7 @@ def bot_choices(position: Position) -> dict[str, int]:
 
 def is_low(position: Position, card: int) -> bool:
     """The card has no legal end: its owner must take a row."""
-    table = engine.row_table(position.rows)
-    return engine._choice_count(table, card, position.professional) == 4
+    return turns.options_of(position.rows, card, position.professional) == ROW_COUNT
 
 
 def refutation(position: Position, card: int, model: str,
