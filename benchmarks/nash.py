@@ -5,8 +5,13 @@ speed-up measured in the same run), the alpha-beta windows against the plain sea
 memory; the growth per card and what a full 10-card solve would cost.
 
     python benchmarks/nash.py [--max-k 8] [--deals 3] [--window-max-k 7]
+    python benchmarks/nash.py --compare OLD_CHECKOUT [--ks 6,7] [--deals 3] [--repeat 2]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
+``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
+git worktree of an earlier commit: ``git worktree add /tmp/nimmt-old-nash a7ef167``), each
+in its own process with its own sys.path, alternating, one worker, normal and professional
+placement: states, stored states and seconds side by side (the best of ``--repeat`` runs).
 """
 from __future__ import annotations
 
@@ -23,14 +28,17 @@ from tabulate import tabulate
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 CHILD = r"""
-import json, resource, sys
+import json, os, resource, sys
 sys.path.insert(0, sys.argv[5])
+import solver
+assert os.path.samefile(os.path.dirname(solver.__file__), os.path.join(sys.argv[5], "solver"))
 from solver.game import deal_position
 from solver.nash import solve_nash
 from solver.rules import Rules
 k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
-p = deal_position(Rules("tactical", 2), k, seed=seed)
-solve_nash(deal_position(Rules("tactical", 2), 3, seed=1), window=window)  # load the kernel
+placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
+p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
+solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 r = solve_nash(p, memory=2**40, workers=workers, window=window)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -43,10 +51,40 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
 """
 
 
-def solve(k: int, seed: int, workers: int, window: bool = False) -> dict:
+def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
+          placement: str = "normal") -> dict:
     out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
-                                   str(workers), "1" if window else "0", ROOT])
+                                   str(workers), "1" if window else "0", root, placement],
+                                  cwd=os.path.dirname(os.path.abspath(root)))
     return json.loads(out)
+
+
+def compare(old_root: str, ks: list[int], deals: int, repeat: int) -> None:
+    """Old and new code on the same positions, alternating, one worker."""
+    rows, totals = [], {"old": 0.0, "new": 0.0}
+    for placement in ("normal", "professional"):
+        for k in ks:
+            for seed in range(10, 10 + deals):
+                runs = {"old": [], "new": []}
+                for _ in range(repeat):
+                    for side, root in (("old", old_root), ("new", ROOT)):
+                        runs[side].append(solve(k, seed, 1, root=root, placement=placement))
+                old = min(runs["old"], key=lambda r: r["seconds"])
+                new = min(runs["new"], key=lambda r: r["seconds"])
+                assert abs(old["value"] - new["value"]) < 1e-9, (k, seed, placement)
+                totals["old"] += old["seconds"]
+                totals["new"] += new["seconds"]
+                rows.append([placement, k, seed, f"{old['states']:,}", f"{new['states']:,}",
+                             f"{old['stored']:,}", f"{new['stored']:,}",
+                             f"{old['seconds']:.2f}", f"{new['seconds']:.2f}",
+                             f"{new['seconds'] / old['seconds']:.3f}"])
+                print(f"{placement} k={k} seed={seed}: done", file=sys.stderr, flush=True)
+    rows.append(["all", "", "", "", "", "", "", f"{totals['old']:.2f}",
+                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}"])
+    print(f"nash, old ({old_root}) and new side by side, one worker, best of {repeat}")
+    print(tabulate(rows, headers=["placement", "k", "seed", "states, old", "states, new",
+                                  "stored, old", "stored, new", "s, old", "s, new",
+                                  "new / old"], tablefmt="github"))
 
 
 def share(part: int, r: dict) -> str:
@@ -59,7 +97,14 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=3)
     parser.add_argument("--window-max-k", type=int, default=7,
                         help="compare alpha-beta windows up to this k")
+    parser.add_argument("--compare", metavar="OLD_CHECKOUT",
+                        help="time this checkout against another on the same positions")
+    parser.add_argument("--ks", default="6,7", help="--compare: the k to deal")
+    parser.add_argument("--repeat", type=int, default=2, help="--compare: runs per side")
     args = parser.parse_args()
+    if args.compare:
+        compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat)
+        return
     rows, window_rows, medians = [], [], {}
     for k in range(4, args.max_k + 1):
         deals = args.deals if k < 8 else max(1, args.deals - 1)

@@ -17,11 +17,11 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterator
 
 from puzzles.records import Puzzle, RefutationTurn, Settings
-from solver import engine
+from solver import engine, turns
 from solver.analysis import UNITS, analyse
 from solver.errors import NimmtError, param
 from solver.game import deal_position
-from solver.line import option_count, principal_line
+from solver.line import principal_line
 from solver.names import Model, Variant
 from solver.position import Position, format_position, parse_position
 from solver.rules import HAND_SIZE, ROW_COUNT, Rules, plural
@@ -48,7 +48,7 @@ def bot_choices(position: Position) -> dict[str, int]:
 
 def is_low(position: Position, card: int) -> bool:
     """The card has no legal end: its owner must take a row."""
-    return option_count(position.rows, card, position.professional) == ROW_COUNT
+    return turns.options_of(position.rows, card, position.professional) == ROW_COUNT
 
 
 def refutation(position: Position, card: int, model: str,

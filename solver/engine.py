@@ -44,7 +44,7 @@ jit = njit(cache=CACHE, nogil=True)
 jit_inline = njit(cache=CACHE, nogil=True, inline="always")
 
 FIRST, LAST, LENGTH, COWS_COLUMN = 0, 1, 2, 3
-# What _find_end reports.
+# What find_end reports.
 END_RIGHT, END_LEFT, END_TIE, END_TAKE = 0, 1, 2, 3
 SIDE_RIGHT, SIDE_LEFT = 0, 1
 
@@ -89,7 +89,7 @@ def _rng_below(rng, bound):
 # ---------------------------------------------------------------- rule steps
 
 @jit_inline
-def _find_end(table, card, professional):
+def find_end(table, card, professional):
     """Where ``card`` goes: (kind, row_a, row_b).
 
     END_RIGHT / END_LEFT: row_a's right / left end. END_TIE (professional): row_a's
@@ -118,7 +118,7 @@ def _find_end(table, card, professional):
 
 
 @jit_inline
-def _rule_take_row(table):
+def rule_take_row(table):
     """The rule-following row to take: fewest cows, ties to the lowest last card."""
     best = 0
     for r in range(1, ROW_COUNT):
@@ -136,7 +136,9 @@ def _end_cost(table, r):
 
 
 @jit_inline
-def _rule_tie_side(table, right_row, left_row):
+def rule_tie_side(table, right_row, left_row):
+    """The rule-following end of a professional tie: fewer cows now, ties to the row
+    whose last card is lowest."""
     right_cost, left_cost = _end_cost(table, right_row), _end_cost(table, left_row)
     if right_cost != left_cost:
         return SIDE_RIGHT if right_cost < left_cost else SIDE_LEFT
@@ -155,18 +157,20 @@ def _start_row(table, r, card):
 
 
 @jit_inline
-def _place_card(table, card, professional, take_row, tie_side):
-    """Put one card on the table, in place. Returns (row_index, side, cows taken)."""
-    kind, r, left_row = _find_end(table, card, professional)
+def place_at_end(table, card, kind, row_a, row_b, take_row, tie_side):
+    """Put ``card`` where ``find_end`` said it goes (kind, row_a, row_b), in place;
+    ``take_row`` / ``tie_side`` settle a take / a tie (-1: the rule-following choice).
+    Returns (row_index, side, cows taken)."""
+    r = row_a
     if kind == END_TAKE:
-        r = take_row if take_row >= 0 else _rule_take_row(table)
+        r = take_row if take_row >= 0 else rule_take_row(table)
         return r, SIDE_RIGHT, _start_row(table, r, card)
     if kind == END_TIE:
         if tie_side < 0:
-            tie_side = _rule_tie_side(table, r, left_row)
+            tie_side = rule_tie_side(table, row_a, row_b)
         kind = END_RIGHT if tie_side == SIDE_RIGHT else END_LEFT
         if kind == END_LEFT:
-            r = left_row
+            r = row_b
     side = SIDE_RIGHT if kind == END_RIGHT else SIDE_LEFT
     if table[r, LENGTH] == ROW_LIMIT:  # the sixth card
         return r, side, _start_row(table, r, card)
@@ -176,13 +180,15 @@ def _place_card(table, card, professional, take_row, tie_side):
     return r, side, 0
 
 
-@jit
-def _choice_count(table, card, professional):
-    """How many options the owner of ``card`` has: 1, 2 (a tie) or 4 (a take)."""
-    kind, _, _ = _find_end(table, card, professional)
-    if kind == END_TAKE:
-        return ROW_COUNT
-    return 2 if kind == END_TIE else 1
+@jit_inline
+def place_card(table, card, professional, take_row, tie_side):
+    """Put one card on the table, in place. Returns (row_index, side, cows taken)."""
+    kind, row_a, row_b = find_end(table, card, professional)
+    return place_at_end(table, card, kind, row_a, row_b, take_row, tie_side)
+
+
+# Old spellings, until every caller uses the public names.
+_find_end, _place_card, _rule_take_row = find_end, place_card, rule_take_row
 
 
 @jit_inline
@@ -206,7 +212,7 @@ def _resolve_turn(table, cards, n, professional, take_rows, tie_sides,
     _turn_order(cards, n, order)
     for i in range(n):
         p = order[i]
-        r, side, taken = _place_card(table, cards[p], professional, take_rows[p], tie_sides[p])
+        r, side, taken = place_card(table, cards[p], professional, take_rows[p], tie_sides[p])
         cows[p] += taken
         step_rows[p] = r
         step_sides[p] = side
@@ -248,7 +254,7 @@ def _resolve_turn_cards(row_cards, lens, cards, n, professional, take_rows, tie_
     for i in range(n):
         p = order[i]
         card = cards[p]
-        r, side, taken = _place_card(table, card, professional, take_rows[p], tie_sides[p])
+        r, side, taken = place_card(table, card, professional, take_rows[p], tie_sides[p])
         _record_card(row_cards, table, r, side, taken > 0, card)
         cows[p] += taken
         step_rows[p] = r
@@ -278,9 +284,9 @@ def _resolve_turns_traced(row_cards_b, lens_b, cards_b, n_b, professional_b, tak
 def _landing(table, card, professional):
     """(kind, gap, cost) if ``card`` were played alone: how it lands, its distance to
     the end it joins (0 for a take), the cows it takes by the rule-following choice."""
-    kind, a, b = _find_end(table, card, professional)
+    kind, a, b = find_end(table, card, professional)
     if kind == END_TAKE:
-        return kind, 0, table[_rule_take_row(table), COWS_COLUMN]
+        return kind, 0, table[rule_take_row(table), COWS_COLUMN]
     if kind == END_TIE:
         return kind, card - table[a, LAST], min(_end_cost(table, a), _end_cost(table, b))
     if kind == END_RIGHT:
@@ -319,8 +325,8 @@ def _pick_card(bot, hand, count, table, professional, rng):
         return _rng_below(rng, count)
     if bot == BOT_LOWKEEPER:
         lowest = _extreme_index(hand, count, False)
-        if _find_end(table, hand[lowest], professional)[0] == END_TAKE:
-            if table[_rule_take_row(table), COWS_COLUMN] <= CHEAP_ROW:
+        if find_end(table, hand[lowest], professional)[0] == END_TAKE:
+            if table[rule_take_row(table), COWS_COLUMN] <= CHEAP_ROW:
                 return lowest
             i = _closest_index(hand, count, table, professional, True)
             return lowest if i < 0 else i

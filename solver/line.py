@@ -22,12 +22,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 
-from . import engine
+from . import engine, turns
+from .errors import NimmtError
 from .exact import solve_exact
+from .names import Model
 from .nash import solve_nash
 from .position import Position, format_position
-from .errors import NimmtError
-from .names import Model
 from .rules import MODELS, ROW_COUNT
 
 EPS = 1e-9
@@ -35,7 +35,7 @@ EXACT_BUDGET = 10**9  # nodes: a line is asked for on positions already solved e
 NO_CHOICE = -1
 SIDES = ("right", "left")  # tie_side 0 and 1 (engine.resolve_turn)
 
-__all__ = ["LineTurn", "Play", "RowChoice", "option_count", "opponent_sets", "principal_line"]
+__all__ = ["LineTurn", "Play", "RowChoice", "opponent_sets", "principal_line"]
 
 
 @dataclass(frozen=True)
@@ -151,13 +151,12 @@ class _Line:
             rows = position.rows if not before else engine.resolve_turn(
                 position.rows, [cards[q] for q in before], position.professional,
                 [choices[q][0] for q in before], [choices[q][1] for q in before]).rows
-            options = option_count(rows, cards[p], position.professional)
-            if options == 1 or (p != 0 and self.model == Model.RANDOM):
+            options = turns.option_choices(rows, cards[p], position.professional)
+            if len(options) == 1 or (p != 0 and self.model == Model.RANDOM):
                 choices = {**choices, p: (NO_CHOICE, NO_CHOICE)}
                 continue
             results = []
-            for o in range(options):
-                take, side = (o, NO_CHOICE) if options == ROW_COUNT else (NO_CHOICE, o)
+            for take, side in options:
                 choice = RowChoice(p + 1, cards[p], take if take != NO_CHOICE else None,
                                    SIDES[side] if side != NO_CHOICE else None)
                 results.append(self.turn(position, cards, {**choices, p: (take, side)},
@@ -170,11 +169,6 @@ class _Line:
         delta = outcome.cows[0] - (outcome.cows[1] if self.model == Model.NASH else 0)
         later = 0.0 if after.cards_left == 0 else self.solve(after).value
         return _Reply(delta + later, outcome.cows[0], made, after)
-
-
-def option_count(rows, card: int, professional: bool) -> int:
-    """1, 2 (a professional tie) or 4 (a low card takes a row of its owner's choice)."""
-    return int(engine._choice_count(engine.row_table(rows), card, professional))
 
 
 def principal_line(position: Position, card: int, model: str,

@@ -5,7 +5,8 @@ Backward induction in the kernel ``_solve``: each state's value is the value of 
 k-by-k matrix game of its cells, a cell being both cards resolved (row choices inside
 it as sequential min/max) plus the next state's value; best replies first, a pure saddle
 point ends a state early; matrix games by ``_matrix_game`` (a dense simplex with Bland's
-rule). States live in a shared open-addressing table (``Table``); ``solve_nash`` hands
+rule). States live in a shared transposition table (solver.table) under keys of
+solver.statekey (two known hands: 3 words, 5 professional); ``solve_nash`` hands
 the root's cells to worker threads, solves the root's game and reports strategies.
 """
 from __future__ import annotations
@@ -19,11 +20,13 @@ from typing import Callable
 
 import numpy as np
 
-from .engine import (COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end,
-                     _place_card, jit, row_table)
+from .engine import jit, jit_inline, row_table
 from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
 from .position import Position
-from .rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
+from .rules import HAND_SIZE, ROW_COUNT
+from .statekey import L_WIDTH, key_width, pack_key, two_hands_layout
+from .table import MAX_LOAD, Table, probe, store
+from .turns import option_count, play_option, sort_turn
 
 __all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",
            "estimate_states", "largest_fitting_k", "solve_nash"]
@@ -42,28 +45,19 @@ MEMO_FROM = 2   # states with fewer cards each are solved again rather than stor
 STATES_AT_4 = 250
 GROWTH_INTO = {5: 21.5, 6: 19.0, 7: 17.0, 8: 7.7}
 STATES_MARGIN = 1.2
+# Key words of a state (solver.statekey, two known hands): normal and professional.
+KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
 
 
-# ---------------------------------------------------------------- kernels
-# Hot helpers take whole frame arrays and an index (f, leaf) rather than views: a view
-# passed to a kernel costs two atomic reference-count updates, measured as a sixth of
-# the search's time.
+# ---------------------------------------------------------------- encodings and frames
 
 MAX_ALTERNATIONS = 3          # best-reply rounds before a state builds every cell
 PHASE_ROW, PHASE_COLUMN, PHASE_FULL, PHASE_SADDLE = 0, 1, 2, 3
+# what _next_cell answers when a state is decided (cells are >= 0)
 NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT = -1, -2, -3, -4
 # windows shift by each leaf's cows, so a bound comes back rounded: within SLACK it counts
 # as reached (else a cell could be searched again in the same window for ever)
 SLACK = 1e-12
-# A state's key, normal placement (KEY_NORMAL words): rows by last card, each as (rank
-# of its last card among the cards in the hands, length, cows), the number of cards in
-# the hands, then each card in the hands, ascending, as (owner, cow code). Professional
-# (KEY_PRO words): each row's actual first and last cards, length and cows, then each
-# card in the hands as (card, owner).
-KEY_NORMAL, KEY_PRO = 3, 5
-EMPTY = 0                     # word 0 of a free slot (no key packs to 0)
-MAX_LOAD = 0.5                # the table doubles past this load (linear probing: short chains)
-_COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS], np.int64)
 # stats[] slots
 (N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED) = range(9)
 N_SLOTS = 9
@@ -75,7 +69,59 @@ C_STOP, C_USED, C_LIMIT, C_EVERY = range(4)
 REPORT_EVERY = 4096
 STATS_STRIDE = 64    # each worker's stats array is this long: none shares a cache line
 P1_OWNER, P2_OWNER = 1, 2
-LEAVES = ROW_COUNT * ROW_COUNT  # a cell's outcomes: both cards' row choices
+VALUE_WORDS = 3      # a table entry's values: (lower, upper, player 1's cows or NaN)
+
+# A cell: player 1's card (row of the state's matrix) and player 2's (column), by index.
+CELL_BASE = 16       # > HAND_SIZE
+# A leaf of a cell: the lower card's option, then the higher card's (each < ROW_COUNT).
+LEAF_BASE = ROW_COUNT
+LEAVES = LEAF_BASE * LEAF_BASE
+
+# A frame (one per card played: the stack is as deep as the hands) is a row of named
+# integer columns (frame[f, F_*]) and one of float columns (bounds[f, B_*]), beside
+# per-frame arrays (rows, cards, cell values, leaves).
+(F_PHASE, F_ROW, F_COLUMN, F_ALTERNATIONS, F_UPPER_ROW, F_LOWER_COLUMN,  # the schedule
+ F_CELL, F_LEAF, F_LOW_OPTIONS, F_LOW_OWNER, F_HIGH_OWNER) = range(11)
+FRAME_COLUMNS = 11
+# F_PHASE..F_LOWER_COLUMN: the phase, the row r and column c of the best replies, rounds
+# done, the row that gave the upper bound and the column that gave the lower one.
+(B_ALPHA, B_BETA,            # the state's window
+ B_LOWER, B_UPPER,           # its value's proven bounds
+ B_CELL_ALPHA, B_CELL_BETA,  # the window of the cell being built
+ ) = range(6)
+BOUND_COLUMNS = 6
+
+
+@jit_inline
+def cell_code(row, column):
+    """The cell of player 1's card ``row`` and player 2's ``column`` (indices)."""
+    return row * CELL_BASE + column
+
+
+@jit_inline
+def cell_row(cell):
+    return cell // CELL_BASE
+
+
+@jit_inline
+def cell_column(cell):
+    return cell % CELL_BASE
+
+
+@jit_inline
+def leaf_code(low_option, high_option):
+    """The leaf of the lower card's option ``low_option`` and the higher card's."""
+    return low_option * LEAF_BASE + high_option
+
+
+@jit_inline
+def leaf_low_option(leaf):
+    return leaf // LEAF_BASE
+
+
+@jit_inline
+def leaf_high_option(leaf):
+    return leaf % LEAF_BASE
 
 
 @jit
@@ -158,402 +204,415 @@ def _matrix_game(payoff, m, n, x, y, tableau):
     return shift - 1.0 / total, False
 
 
+# ---------------------------------------------------------------- transitions
 
-@jit
-def _decided(bounds, sched, f, alpha, beta):
+@jit_inline
+def _decided(frame, bounds, f, alpha, beta):
     """After a row or column: NASH_EXACT (the bounds meet; the saddle cell's own value
     still has to be exact, for player 1's cows), NASH_BOUND (a bound outside the
     window answers the caller) or 0 (go on)."""
-    if bounds[f, 1] - bounds[f, 0] <= 1e-12:
-        sched[f, 0], sched[f, 1], sched[f, 2] = PHASE_SADDLE, sched[f, 4], sched[f, 5]
+    if bounds[f, B_UPPER] - bounds[f, B_LOWER] <= 1e-12:
+        frame[f, F_PHASE] = PHASE_SADDLE
+        frame[f, F_ROW], frame[f, F_COLUMN] = frame[f, F_UPPER_ROW], frame[f, F_LOWER_COLUMN]
         return NASH_EXACT
-    if bounds[f, 1] <= alpha + SLACK or bounds[f, 0] >= beta - SLACK:
+    if bounds[f, B_UPPER] <= alpha + SLACK or bounds[f, B_LOWER] >= beta - SLACK:
         return NASH_BOUND
     return 0
 
 
-@jit
-def _next_cell(lo, hi, sched, bounds, f, k, alpha, beta, window):
-    """What state f does next: (cell a * 16 + b, window low, window high) to build a
-    cell, or (NASH_SADDLE / NASH_FULL / NASH_BOUND, 0, 0) when it is decided.
+@jit_inline
+def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window):
+    """What state f does next: (cell, cell alpha, cell beta) to build a cell, or
+    (NASH_SADDLE / NASH_FULL / NASH_BOUND, 0, 0) when it is decided.
 
-    A cell's value is known as an interval lo..hi (exact when they meet). Best replies
-    first: row r (player 1's card) — each cell only needs to be shown below the row's
-    best so far, the window's low end; player 2's best reply c; column c — each cell
-    only needs to be shown above the column's least so far. A row's maximum bounds the
-    state's value from above (bounds[f, 1]), a column's minimum from below
-    (bounds[f, 0]): when they meet it is a pure saddle point, when one passes the
-    state's window (alpha, beta) the caller has its answer. After MAX_ALTERNATIONS
-    rows every cell is made exact and the matrix game solved (NASH_FULL).
-    ``sched[f]`` = (phase, r, c, alternations, row of the upper bound, column of the
-    lower bound). Without ``window`` every cell is built exactly.
+    A cell's value is known as an interval lower..upper (exact when they meet). Best
+    replies first: row r (player 1's card) — each cell only needs to be shown below the
+    row's best so far, the window's low end; player 2's best reply c; column c — each
+    cell only needs to be shown above the column's least so far. A row's maximum bounds
+    the state's value from above (bounds[f, B_UPPER]), a column's minimum from below
+    (B_LOWER): when they meet it is a pure saddle point, when one passes the state's
+    window (alpha, beta) the caller has its answer. After MAX_ALTERNATIONS rows every
+    cell is made exact and the matrix game solved (NASH_FULL). The schedule lives in
+    frame[f, F_PHASE..F_LOWER_COLUMN]. Without ``window`` every cell is built exactly.
     """
     while True:
-        phase = sched[f, 0]
+        phase = frame[f, F_PHASE]
         if phase == PHASE_FULL:
             for a in range(k):
                 for b in range(k):
-                    if lo[f, a, b] != hi[f, a, b]:
-                        return a * 16 + b, -math.inf, math.inf
+                    if lower[f, a, b] != upper[f, a, b]:
+                        return cell_code(a, b), -math.inf, math.inf
             return NASH_FULL, 0.0, 0.0
-        r, c = sched[f, 1], sched[f, 2]
+        r, c = frame[f, F_ROW], frame[f, F_COLUMN]
         if phase == PHASE_SADDLE:
-            if lo[f, r, c] != hi[f, r, c]:
-                return r * 16 + c, -math.inf, math.inf
+            if lower[f, r, c] != upper[f, r, c]:
+                return cell_code(r, c), -math.inf, math.inf
             return NASH_SADDLE, 0.0, 0.0
         if phase == PHASE_ROW:
             for b in range(k):
-                if lo[f, r, b] == hi[f, r, b]:
+                if lower[f, r, b] == upper[f, r, b]:
                     continue
                 if not window:
-                    return r * 16 + b, -math.inf, math.inf
+                    return cell_code(r, b), -math.inf, math.inf
                 low = alpha
                 for b2 in range(k):
-                    if b2 != b and lo[f, r, b2] > low:
-                        low = lo[f, r, b2]
-                if (low >= beta - SLACK or hi[f, r, b] <= low + SLACK
-                        or lo[f, r, b] >= beta - SLACK):
+                    if b2 != b and lower[f, r, b2] > low:
+                        low = lower[f, r, b2]
+                if (low >= beta - SLACK or upper[f, r, b] <= low + SLACK
+                        or lower[f, r, b] >= beta - SLACK):
                     continue
-                return r * 16 + b, low, beta
-            best_lo, top = -math.inf, -math.inf
+                return cell_code(r, b), low, beta
+            best_lower, top = -math.inf, -math.inf
             for b in range(k):
-                if lo[f, r, b] > best_lo:
-                    best_lo, c = lo[f, r, b], b
-                top = max(top, hi[f, r, b])
-            if top < bounds[f, 1]:
-                bounds[f, 1], sched[f, 4] = top, r
-            sched[f, 0], sched[f, 2] = PHASE_COLUMN, c
-            done = _decided(bounds, sched, f, alpha, beta)
-            if done == NASH_BOUND:
+                if lower[f, r, b] > best_lower:
+                    best_lower, c = lower[f, r, b], b
+                top = max(top, upper[f, r, b])
+            if top < bounds[f, B_UPPER]:
+                bounds[f, B_UPPER], frame[f, F_UPPER_ROW] = top, r
+            frame[f, F_PHASE], frame[f, F_COLUMN] = PHASE_COLUMN, c
+            if _decided(frame, bounds, f, alpha, beta) == NASH_BOUND:
                 return NASH_BOUND, 0.0, 0.0
             continue
         for a in range(k):  # PHASE_COLUMN
-            if lo[f, a, c] == hi[f, a, c]:
+            if lower[f, a, c] == upper[f, a, c]:
                 continue
             if not window:
-                return a * 16 + c, -math.inf, math.inf
+                return cell_code(a, c), -math.inf, math.inf
             high = beta
             for a2 in range(k):
-                if a2 != a and hi[f, a2, c] < high:
-                    high = hi[f, a2, c]
-            if (high <= alpha + SLACK or lo[f, a, c] >= high - SLACK
-                    or hi[f, a, c] <= alpha + SLACK):
+                if a2 != a and upper[f, a2, c] < high:
+                    high = upper[f, a2, c]
+            if (high <= alpha + SLACK or lower[f, a, c] >= high - SLACK
+                    or upper[f, a, c] <= alpha + SLACK):
                 continue
-            return a * 16 + c, alpha, high
-        least_hi, bottom = math.inf, math.inf
+            return cell_code(a, c), alpha, high
+        least_upper, bottom = math.inf, math.inf
         for a in range(k):
-            if hi[f, a, c] < least_hi:
-                least_hi, r = hi[f, a, c], a
-            bottom = min(bottom, lo[f, a, c])
-        if bottom > bounds[f, 0]:
-            bounds[f, 0], sched[f, 5] = bottom, c
-        sched[f, 3] += 1
-        if sched[f, 3] >= MAX_ALTERNATIONS:
-            sched[f, 0] = PHASE_FULL
+            if upper[f, a, c] < least_upper:
+                least_upper, r = upper[f, a, c], a
+            bottom = min(bottom, lower[f, a, c])
+        if bottom > bounds[f, B_LOWER]:
+            bounds[f, B_LOWER], frame[f, F_LOWER_COLUMN] = bottom, c
+        frame[f, F_ALTERNATIONS] += 1
+        if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
+            frame[f, F_PHASE] = PHASE_FULL
         else:
-            sched[f, 0], sched[f, 1] = PHASE_ROW, r
-        done = _decided(bounds, sched, f, alpha, beta)
-        if done == NASH_BOUND:
+            frame[f, F_PHASE], frame[f, F_ROW] = PHASE_ROW, r
+        if _decided(frame, bounds, f, alpha, beta) == NASH_BOUND:
             return NASH_BOUND, 0.0, 0.0
 
 
-@jit
-def _pack(tables, f, leaf, cards, owners, n, skip_a, skip_b, professional, key, order):
-    """The key of the state with rows ``tables[f, leaf]`` and hands ``cards[f, :n]``
-    (ascending, owners beside) minus the cards skip_a and skip_b, into ``key``.
-
-    Normal placement: card values matter only through their order and cows, so a row's
-    last card is kept as its rank among the cards in the hands; a row above every card
-    (dead) has rank n; and a row fewer cards can reach than it has room for never
-    takes a sixth card, so its length counts only down to that.
-    """
-    key[:] = 0
-    for r in range(ROW_COUNT):  # rows by last card (insertion sort)
-        j = r - 1
-        while j >= 0 and tables[f, leaf, order[j], LAST] > tables[f, leaf, r, LAST]:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = r
-    if professional:
-        for i in range(ROW_COUNT):
-            r = order[i]
-            key[i // 2] |= (tables[f, leaf, r, FIRST] | (tables[f, leaf, r, LAST] << 7)
-                            | (tables[f, leaf, r, LENGTH] << 14)
-                            | (tables[f, leaf, r, COWS_COLUMN] << 17)) << (23 * (i % 2))
-        slot = 0
-        for i in range(n):
-            c = cards[f, i]
-            if c != skip_a and c != skip_b:
-                key[2 + slot // 8] |= (c | ((owners[f, i] - 1) << 7)) << (8 * (slot % 8))
-                slot += 1
-        return
-    count = 0
-    for i in range(n):
-        count += cards[f, i] != skip_a and cards[f, i] != skip_b
-    slot = 0
-    i_row = 0
-    for i in range(n):
-        c = cards[f, i]
-        if c == skip_a or c == skip_b:
-            continue
-        while i_row < ROW_COUNT and tables[f, leaf, order[i_row], LAST] < c:  # rows below c
-            r = order[i_row]
-            length = max(tables[f, leaf, r, LENGTH], ROW_LIMIT - (count - slot))
-            key[0] |= (slot | (length << 5) | (tables[f, leaf, r, COWS_COLUMN] << 8)) \
-                << (13 * i_row)
-            i_row += 1
-        key[1 + slot // 16] |= ((owners[f, i] - 1) | (_COW_CODE[c] << 1)) << (4 * (slot % 16))
-        slot += 1
-    dead = i_row
-    for i in range(dead, ROW_COUNT):  # dead rows: no card reaches them, so their order
-        order[i] = tables[f, leaf, order[i], COWS_COLUMN]  # is no matter: by cows
-        j = i - 1
-        while j >= dead and order[j] > order[i]:
-            order[j], order[j + 1] = order[j + 1], order[j]
-            j -= 1
-    for i in range(dead, ROW_COUNT):
-        key[0] |= (slot | (order[i] << 8)) << (13 * i)
-    key[0] |= slot << 52
+@jit_inline
+def _enter_cell(frame, bounds, f, cell, cell_alpha, cell_beta):
+    """State f builds ``cell`` next, in the window (cell_alpha, cell_beta); its leaves
+    are not expanded yet."""
+    frame[f, F_CELL] = cell
+    bounds[f, B_CELL_ALPHA], bounds[f, B_CELL_BETA] = cell_alpha, cell_beta
+    frame[f, F_LEAF] = -1
 
 
-@jit
-def _mix(entries, s, key, width):
-    """The check word of slot s: a hash of its key and its three value words."""
-    h = 0x2545F4914F6CDD1D
-    for i in range(width + 3):
-        w = key[i] if i < width else entries[s, i]
-        h = (h ^ w) * -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
-        h ^= h >> 31
-    return h | 1  # never 0, the check of a slot never written
+@jit_inline
+def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k, window):
+    """A new state f (its window already in bounds[f]): every cell unknown (the root:
+    cells another worker builds count as 0), the schedule at its start, then its
+    first cell."""
+    for i in range(k):
+        for j in range(k):
+            lower[f, i, j], upper[f, i, j] = -math.inf, math.inf
+    bounds[f, B_LOWER], bounds[f, B_UPPER] = -math.inf, math.inf
+    frame[f, :] = 0
+    frame[f, F_PHASE] = PHASE_FULL if f == 0 else PHASE_ROW
+    if f == 0:
+        for i in range(k):
+            for j in range(k):
+                if not root_cells[i, j]:
+                    lower[0, i, j] = upper[0, i, j] = cows[0, i, j] = 0.0
+    cell, cell_alpha, cell_beta = _next_cell(lower, upper, frame, bounds, f, k,
+                                             bounds[f, B_ALPHA], bounds[f, B_BETA], window)
+    _enter_cell(frame, bounds, f, cell, cell_alpha, cell_beta)
 
 
-@jit
-def _slot(entries, key, width):
-    """(slot, found): where ``key`` is in the table (open addressing, linear probing),
-    or the free slot where it would go. A slot whose check word does not match its
-    contents (another worker is writing it, or two wrote it at once) counts as some
-    other key's, so a lookup never reads a half-written entry."""
-    h = 0
-    for i in range(width):
-        h = (h ^ key[i]) * -7046029254386353131
-        h ^= h >> 29
-    mask = entries.shape[0] - 1
-    s = (h ^ (h >> 32)) & mask
-    for _ in range(entries.shape[0]):
-        if entries[s, 0] == EMPTY:
-            return s, False
-        same = True
-        for i in range(width):
-            if entries[s, i] != key[i]:
-                same = False
-                break
-        if same and entries[s, width + 3] == _mix(entries, s, key, width):
-            return s, True
-        s = (s + 1) & mask
-    return -1, False  # full (the callers keep it from happening: see C_EVERY)
-
-
-@jit
-def _write(entries, values, s, key, width, lo, hi, aux):
-    """Store (lo, hi, player 1's cows) under ``key`` in slot s, the check word last.
-    ``values`` is the float view of ``entries``: columns width.. hold the values."""
-    for i in range(width):
-        entries[s, i] = key[i]
-    values[s, width], values[s, width + 1], values[s, width + 2] = lo, hi, aux
-    entries[s, width + 3] = _mix(entries, s, key, width)
-
-
-@jit
-def _rehash(entries, new_entries, width):
-    """Move every whole entry into a table twice the size."""
-    for s in range(entries.shape[0]):
-        if entries[s, 0] != EMPTY:
-            key = entries[s, :width]
-            if entries[s, width + 3] == _mix(entries, s, key, width):
-                t, _ = _slot(new_entries, key, width)
-                new_entries[t, :] = entries[s, :]
-
-
-@jit
-def _expand(tables, f, a, b, professional, leaves, diff, cows, n2, scratch):
-    """The outcomes of one cell of state f (rows ``tables[f]``): player 1 plays a,
-    player 2 plays b, lower card first, each owner's row choices branching. Leaf
-    o1 * 4 + o2 (rows ``leaves[f, leaf]``): the lower card's option o1, then the higher
-    card's option o2 (n2[f, o1] of them); diff = player 1's minus player 2's cows taken,
-    cows = player 1's. Returns (the lower card's option count, its owner, the higher
-    card's owner)."""
-    lo, hi = (a, b) if a < b else (b, a)
-    lo_owner, hi_owner = (P1_OWNER, P2_OWNER) if a < b else (P2_OWNER, P1_OWNER)
-    kind = _find_end(tables[f], lo, professional)[0]
-    n1 = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
-    for o1 in range(n1):
-        scratch[:] = tables[f]
-        cows1 = _place_card(scratch, lo, professional, o1 if kind == END_TAKE else -1,
-                            o1 if kind == END_TIE else -1)[2]
-        kind2 = _find_end(scratch, hi, professional)[0]
-        m = ROW_COUNT if kind2 == END_TAKE else (2 if kind2 == END_TIE else 1)
-        n2[f, o1] = m
-        for o2 in range(m):
-            leaf = o1 * 4 + o2
+@jit_inline
+def _expand_cell(rows, f, p1_card, p2_card, professional, leaf_rows, leaf_diff, leaf_cows,
+                 high_options, scratch):
+    """The leaves of one cell of state f (row table ``rows[f]``): player 1 plays p1_card,
+    player 2 p2_card, the low card first, each owner's row choices branching. Leaf
+    leaf_code(low_option, high_option) gets its rows (leaf_rows[f, leaf]), player 1's
+    minus player 2's cows taken (leaf_diff) and player 1's (leaf_cows); the high card
+    has high_options[f, low_option] options. Returns (the low card's option count, its
+    owner, the high card's owner)."""
+    if p1_card < p2_card:
+        low_card, high_card, low_owner, high_owner = p1_card, p2_card, P1_OWNER, P2_OWNER
+    else:
+        low_card, high_card, low_owner, high_owner = p2_card, p1_card, P2_OWNER, P1_OWNER
+    low_options = option_count(rows[f], low_card, professional)
+    for low_option in range(low_options):
+        scratch[:] = rows[f]
+        low_cows = play_option(scratch, low_card, professional, low_option)
+        count = option_count(scratch, high_card, professional)
+        high_options[f, low_option] = count
+        for high_option in range(count):
+            leaf = leaf_code(low_option, high_option)
             for r in range(ROW_COUNT):
                 for col in range(4):
-                    leaves[f, leaf, r, col] = scratch[r, col]
-            cows2 = _place_card(leaves[f, leaf], hi, professional,
-                                o2 if kind2 == END_TAKE else -1,
-                                o2 if kind2 == END_TIE else -1)[2]
-            p1 = (cows1 if lo_owner == P1_OWNER else 0) + (cows2 if hi_owner == P1_OWNER else 0)
-            diff[f, leaf] = 2 * p1 - cows1 - cows2
-            cows[f, leaf] = p1
-    return n1, lo_owner, hi_owner
+                    leaf_rows[f, leaf, r, col] = scratch[r, col]
+            high_cows = play_option(leaf_rows[f, leaf], high_card, professional, high_option)
+            p1 = ((low_cows if low_owner == P1_OWNER else 0)
+                  + (high_cows if high_owner == P1_OWNER else 0))
+            leaf_diff[f, leaf] = 2 * p1 - low_cows - high_cows
+            leaf_cows[f, leaf] = p1
+    return low_options, low_owner, high_owner
 
 
-@jit
-def _combine(n1, n2, f, lo_owner, hi_owner, lo, hi, aux):
-    """A cell's (lo, hi, player 1's cows) from its leaves' intervals (``lo[f]``,
-    ``hi[f]``): each row choice by its owner, player 1 the lowest, player 2 the highest;
-    player 1's cows are the chosen leaf's, among equal values the fewest (the same
-    difference, so fewer cows for both): the same whatever order the rows are in, so
-    states that share a key share their cows too."""
-    cell_lo, cell_hi, cell_aux = 0.0, 0.0, 0.0
-    for o1 in range(n1):
-        v_lo, v_hi, v_aux = 0.0, 0.0, 0.0
-        for o2 in range(n2[f, o1]):
-            leaf = o1 * 4 + o2
-            if o2 == 0:
-                v_lo, v_hi, v_aux = lo[f, leaf], hi[f, leaf], aux[f, leaf]
-            elif hi_owner == P1_OWNER:
-                if hi[f, leaf] < v_hi or (hi[f, leaf] == v_hi and aux[f, leaf] < v_aux):
-                    v_aux = aux[f, leaf]
-                v_lo, v_hi = min(v_lo, lo[f, leaf]), min(v_hi, hi[f, leaf])
+@jit_inline
+def _is_leaf(frame, high_options, f, leaf):
+    """Whether ``leaf`` is one of state f's current cell (both options exist)."""
+    low_option = leaf_low_option(leaf)
+    return (low_option < frame[f, F_LOW_OPTIONS]
+            and leaf_high_option(leaf) < high_options[f, low_option])
+
+
+@jit_inline
+def _combine_cell(low_options, high_options, f, low_owner, high_owner, lower, upper, cows):
+    """A cell's (lower, upper, player 1's cows) from its leaves' intervals (``lower[f]``,
+    ``upper[f]``): each row choice by its owner, player 1 the lowest, player 2 the
+    highest; player 1's cows are the chosen leaf's, among equal values the fewest (the
+    same difference, so fewer cows for both): the same whatever order the rows are in,
+    so states that share a key share their cows too."""
+    cell_lower, cell_upper, cell_cows = 0.0, 0.0, 0.0
+    for low_option in range(low_options):
+        v_lower, v_upper, v_cows = 0.0, 0.0, 0.0
+        for high_option in range(high_options[f, low_option]):
+            leaf = leaf_code(low_option, high_option)
+            if high_option == 0:
+                v_lower, v_upper, v_cows = lower[f, leaf], upper[f, leaf], cows[f, leaf]
+            elif high_owner == P1_OWNER:
+                if upper[f, leaf] < v_upper or (upper[f, leaf] == v_upper
+                                                and cows[f, leaf] < v_cows):
+                    v_cows = cows[f, leaf]
+                v_lower, v_upper = min(v_lower, lower[f, leaf]), min(v_upper, upper[f, leaf])
             else:
-                if lo[f, leaf] > v_lo or (lo[f, leaf] == v_lo and aux[f, leaf] < v_aux):
-                    v_aux = aux[f, leaf]
-                v_lo, v_hi = max(v_lo, lo[f, leaf]), max(v_hi, hi[f, leaf])
-        if o1 == 0:
-            cell_lo, cell_hi, cell_aux = v_lo, v_hi, v_aux
-        elif lo_owner == P1_OWNER:
-            if v_hi < cell_hi or (v_hi == cell_hi and v_aux < cell_aux):
-                cell_aux = v_aux
-            cell_lo, cell_hi = min(cell_lo, v_lo), min(cell_hi, v_hi)
+                if lower[f, leaf] > v_lower or (lower[f, leaf] == v_lower
+                                                and cows[f, leaf] < v_cows):
+                    v_cows = cows[f, leaf]
+                v_lower, v_upper = max(v_lower, lower[f, leaf]), max(v_upper, upper[f, leaf])
+        if low_option == 0:
+            cell_lower, cell_upper, cell_cows = v_lower, v_upper, v_cows
+        elif low_owner == P1_OWNER:
+            if v_upper < cell_upper or (v_upper == cell_upper and v_cows < cell_cows):
+                cell_cows = v_cows
+            cell_lower, cell_upper = min(cell_lower, v_lower), min(cell_upper, v_upper)
         else:
-            if v_lo > cell_lo or (v_lo == cell_lo and v_aux < cell_aux):
-                cell_aux = v_aux
-            cell_lo, cell_hi = max(cell_lo, v_lo), max(cell_hi, v_hi)
-    return cell_lo, cell_hi, cell_aux
+            if v_lower > cell_lower or (v_lower == cell_lower and v_cows < cell_cows):
+                cell_cows = v_cows
+            cell_lower, cell_upper = max(cell_lower, v_lower), max(cell_upper, v_upper)
+    return cell_lower, cell_upper, cell_cows
 
 
-@jit
-def _last_turn(tables, f, leaf, a, b, professional, s_source, s_leaves, s_diff, s_cows, s_n2,
-               s_scratch):
-    """(value, player 1's cows) of the round's last turn from rows ``tables[f, leaf]``:
-    a against b, row choices optimal. s_* are scratch frames (a leading axis of 1)."""
+@jit_inline
+def _last_turn(rows, f, leaf, p1_card, p2_card, professional, s_rows, s_leaves, s_diff,
+               s_cows, s_high_options, scratch):
+    """(value, value, player 1's cows) of the round's last turn from rows
+    ``rows[f, leaf]``: p1_card against p2_card, row choices optimal. s_* are scratch
+    frames (a leading axis of 1)."""
     for r in range(ROW_COUNT):
         for col in range(4):
-            s_source[0, r, col] = tables[f, leaf, r, col]
-    n1, lo_owner, hi_owner = _expand(s_source, 0, a, b, professional, s_leaves, s_diff,
-                                     s_cows, s_n2, s_scratch)
-    return _combine(n1, s_n2, 0, lo_owner, hi_owner, s_diff, s_diff, s_cows)
+            s_rows[0, r, col] = rows[f, leaf, r, col]
+    low_options, low_owner, high_owner = _expand_cell(
+        s_rows, 0, p1_card, p2_card, professional, s_leaves, s_diff, s_cows, s_high_options,
+        scratch)
+    return _combine_cell(low_options, s_high_options, 0, low_owner, high_owner, s_diff, s_diff,
+                         s_cows)
+
+
+@jit_inline
+def _other_card(hand, f, played):
+    """The card of a two-card hand ``hand[f]`` that is not ``played``."""
+    return hand[f, 1] if hand[f, 0] == played else hand[f, 0]
+
+
+@jit_inline
+def _stored_answer(entries, values, key, width, low, high):
+    """(found, lower, upper, cows) of a state from the table: its exact value, or a
+    bound that answers the window (low, high) (the other side unbounded, cows NaN)."""
+    s, found = probe(entries, key, width)
+    if not found:
+        return False, 0.0, 0.0, 0.0
+    lower, upper, cows = values[s, width], values[s, width + 1], values[s, width + 2]
+    if lower == upper and not math.isnan(cows):
+        return True, lower, upper, cows
+    if upper <= low + SLACK:
+        return True, -math.inf, upper, math.nan
+    if lower >= high - SLACK:
+        return True, lower, math.inf, math.nan
+    return False, 0.0, 0.0, 0.0
+
+
+@jit_inline
+def _leaf_solved(leaf_lower, leaf_upper, leaf_total, leaf_diff, leaf_cows, f, leaf, lower,
+                 upper, cows):
+    """Leaf ``leaf`` of state f is worth its cows plus its next state's (lower, upper,
+    player 1's cows)."""
+    d = leaf_diff[f, leaf]
+    leaf_lower[f, leaf], leaf_upper[f, leaf] = d + lower, d + upper
+    leaf_total[f, leaf] = leaf_cows[f, leaf] + cows
+
+
+@jit_inline
+def _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys, leaf_rows, key, width,
+                f, leaf, k, p1_card, p2_card, low, high):
+    """Frame f + 1 becomes the state after ``leaf`` of state f (p1_card and p2_card
+    played), searched in the window (low, high), its key ``key``."""
+    g = f + 1
+    bounds[g, B_ALPHA], bounds[g, B_BETA] = low, high
+    for r in range(ROW_COUNT):
+        for col in range(4):
+            rows[g, r, col] = leaf_rows[f, leaf, r, col]
+    for i in range(width):
+        keys[g, i] = key[i]
+    m = 0
+    for i in range(2 * k):
+        if cards[f, i] != p1_card and cards[f, i] != p2_card:
+            cards[g, m], owners[g, m] = cards[f, i], owners[f, i]
+            m += 1
+    m1 = m2 = 0
+    for i in range(k):
+        if p1_hand[f, i] != p1_card:
+            p1_hand[g, m1] = p1_hand[f, i]
+            m1 += 1
+        if p2_hand[f, i] != p2_card:
+            p2_hand[g, m2] = p2_hand[f, i]
+            m2 += 1
+
+
+@jit_inline
+def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stats):
+    """(lower, upper, player 1's cows or NaN) of decided state f: a bound past its
+    window (NASH_BOUND), its saddle cell (NASH_SADDLE) or its matrix game (NASH_FULL)."""
+    if decision == NASH_BOUND:
+        stats[N_CUT] += 1
+        return bounds[f, B_LOWER], bounds[f, B_UPPER], math.nan
+    if decision == NASH_SADDLE:
+        r, c = frame[f, F_ROW], frame[f, F_COLUMN]
+        stats[N_REPLY] += 1
+        return lower[f, r, c], lower[f, r, c], cows[f, r, c]
+    value, pure = _matrix_game(lower[f], k, k, x, y, tableau)
+    stats[N_SADDLE if pure else N_LP] += 1
+    total = 0.0
+    for i in range(k):
+        for j in range(k):
+            total += x[i] * y[j] * cows[f, i, j]
+    return value, value, total
+
+
+@jit_inline
+def _store_state(entries, values, key, width, lower, upper, cows, control, stats,
+                 unreported):
+    """Store a state's (lower, upper, cows) under ``key``: a new entry, an exact value
+    over a bound, or the tighter of two bounds. Returns (aborted, unreported stores):
+    aborted (ABORT_FULL) when the table has no free slot or reached control[C_LIMIT]."""
+    s, found = probe(entries, key, width)
+    if s < 0:  # no free slot: double the table
+        control[C_STOP] = ABORT_FULL
+        stats[N_ABORTED] = ABORT_FULL
+        return True, unreported
+    if not found:
+        store(entries, values, s, key, width, lower, upper, cows)
+        stats[N_STORED] += 1
+        unreported += 1
+        if unreported >= control[C_EVERY]:  # the shared count, rarely: contended
+            control[C_USED] += unreported
+            unreported = 0
+            if control[C_USED] >= control[C_LIMIT]:
+                control[C_STOP] = ABORT_FULL
+                stats[N_ABORTED] = ABORT_FULL
+                return True, unreported
+    elif lower == upper:
+        store(entries, values, s, key, width, lower, upper, cows)
+    elif not (values[s, width] == values[s, width + 1]
+              and not math.isnan(values[s, width + 2])):  # bounds: the tighter
+        store(entries, values, s, key, width, max(lower, values[s, width]),
+              min(upper, values[s, width + 1]), math.nan)
+    return False, unreported
 
 
 @jit
-def _solve(table0, hand1, hand2, professional, memo_from, window, root_cells, entries,
+def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_cells, entries,
            values, control, max_nodes, stats, root_value, root_aux):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
     root's cell values and player 1's cows into root_value / root_aux.
 
     An explicit stack of states, one frame per card played (numba cannot cache
     recursive functions). Each state is searched with a window (alpha, beta) and
-    answers an interval lo..hi for its value: exact inside the window, otherwise a
-    bound past it (alpha-beta, see _next_cell); the root's window is everything and it
-    builds every cell. A cell expands into its leaves (the row choices inside the
+    answers an interval lower..upper for its value: exact inside the window, otherwise
+    a bound past it (alpha-beta, see _next_cell); the root's window is everything and
+    it builds every cell. A cell expands into its leaves (the row choices inside the
     turn) and each leaf's next state comes from the transposition table when what is
     stored there answers the window, from _last_turn when one card each is left, or
     from a pushed frame. The table (``entries``, ``values`` its float view; shared by
-    the workers) keeps (lo, hi, player 1's cows or NaN when not exact) of states with
-    at least ``memo_from`` cards each, up to control[C_LIMIT] entries: then the search
-    stops with ABORT_FULL (the caller doubles the table and calls again; every stored
-    state is kept). control[C_STOP] != 0 stops it too (ABORT_STOP). The root builds
-    the cells flagged in ``root_cells`` (other cells count as 0): the caller splits
-    the root between workers and solves its matrix game.
+    the workers) keeps (lower, upper, player 1's cows or NaN when not exact) of states
+    with at least ``memo_from`` cards each, up to control[C_LIMIT] entries: then the
+    search stops with ABORT_FULL (the caller doubles the table and calls again; every
+    stored state is kept). control[C_STOP] != 0 stops it too (ABORT_STOP). The root
+    builds the cells flagged in ``root_cells`` (other cells count as 0): the caller
+    splits the root between workers and solves its matrix game.
     """
     k0 = hand1.shape[0]
     levels = k0 + 1
-    width = KEY_PRO if professional else KEY_NORMAL
-    f_table = np.zeros((levels, ROW_COUNT, 4), np.int64)
-    f_cards = np.zeros((levels, 2 * HAND_SIZE), np.int64)   # both hands, ascending
-    f_owners = np.zeros((levels, 2 * HAND_SIZE), np.int64)
-    f_h1 = np.zeros((levels, HAND_SIZE), np.int64)
-    f_h2 = np.zeros((levels, HAND_SIZE), np.int64)
-    f_key = np.zeros((levels, width), np.int64)
-    f_window = np.zeros((levels, 2))                       # the state's (alpha, beta)
-    f_bounds = np.zeros((levels, 2))                       # its value's proven (lo, hi)
-    f_lo = np.zeros((levels, HAND_SIZE, HAND_SIZE))        # each cell's value interval
-    f_hi = np.zeros((levels, HAND_SIZE, HAND_SIZE))
-    f_aux = np.zeros((levels, HAND_SIZE, HAND_SIZE))       # and player 1's cows
-    f_sched = np.zeros((levels, 6), np.int64)
-    f_cell = np.zeros(levels, np.int64)
-    f_cell_window = np.zeros((levels, 2))
-    f_leaf = np.zeros(levels, np.int64)
-    f_n1 = np.zeros(levels, np.int64)
-    f_n2 = np.zeros((levels, ROW_COUNT), np.int64)
-    f_lo_owner = np.zeros(levels, np.int64)
-    f_hi_owner = np.zeros(levels, np.int64)
-    l_table = np.zeros((levels, LEAVES, ROW_COUNT, 4), np.int64)
-    l_diff = np.zeros((levels, LEAVES))
-    l_cows = np.zeros((levels, LEAVES))
-    l_lo = np.zeros((levels, LEAVES))
-    l_hi = np.zeros((levels, LEAVES))
-    l_aux = np.zeros((levels, LEAVES))
-    s_source = np.zeros((1, ROW_COUNT, 4), np.int64)
+    width = layout[L_WIDTH]
+    frame = np.zeros((levels, FRAME_COLUMNS), np.int64)
+    bounds = np.zeros((levels, BOUND_COLUMNS))
+    rows = np.zeros((levels, ROW_COUNT, 4), np.int64)
+    cards = np.zeros((levels, 2 * HAND_SIZE), np.int64)    # both hands, ascending
+    owners = np.zeros((levels, 2 * HAND_SIZE), np.int64)
+    p1_hand = np.zeros((levels, HAND_SIZE), np.int64)
+    p2_hand = np.zeros((levels, HAND_SIZE), np.int64)
+    keys = np.zeros((levels, width), np.int64)
+    cell_lower = np.zeros((levels, HAND_SIZE, HAND_SIZE))  # each cell's value interval
+    cell_upper = np.zeros((levels, HAND_SIZE, HAND_SIZE))
+    cell_cows = np.zeros((levels, HAND_SIZE, HAND_SIZE))   # and player 1's cows
+    high_options = np.zeros((levels, ROW_COUNT), np.int64)
+    leaf_rows = np.zeros((levels, LEAVES, ROW_COUNT, 4), np.int64)
+    leaf_diff = np.zeros((levels, LEAVES))
+    leaf_cows = np.zeros((levels, LEAVES))
+    leaf_lower = np.zeros((levels, LEAVES))
+    leaf_upper = np.zeros((levels, LEAVES))
+    leaf_total = np.zeros((levels, LEAVES))                 # player 1's cows to the end
+    s_rows = np.zeros((1, ROW_COUNT, 4), np.int64)
     s_leaves = np.zeros((1, LEAVES, ROW_COUNT, 4), np.int64)
     s_diff, s_cows = np.zeros((1, LEAVES)), np.zeros((1, LEAVES))
-    s_n2 = np.zeros((1, ROW_COUNT), np.int64)
+    s_high_options = np.zeros((1, ROW_COUNT), np.int64)
     scratch = np.zeros((ROW_COUNT, 4), np.int64)
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
     key = np.zeros(width, np.int64)
     order = np.zeros(ROW_COUNT, np.int64)
 
-    f_table[0] = table0
-    f_h1[0, :k0] = hand1
-    f_h2[0, :k0] = hand2
-    for i in range(2 * k0):  # both hands, ascending (insertion sort)
-        card = hand1[i] if i < k0 else hand2[i - k0]
-        j = i - 1
-        while j >= 0 and f_cards[0, j] > card:
-            f_cards[0, j + 1], f_owners[0, j + 1] = f_cards[0, j], f_owners[0, j]
-            j -= 1
-        f_cards[0, j + 1], f_owners[0, j + 1] = card, P1_OWNER if i < k0 else P2_OWNER
-    f_window[0, 0], f_window[0, 1] = -math.inf, math.inf
+    rows[0] = table0
+    p1_hand[0, :k0] = hand1
+    p2_hand[0, :k0] = hand2
+    cards[0, :k0], cards[0, k0:2 * k0] = hand1, hand2
+    owners[0, :k0], owners[0, k0:2 * k0] = P1_OWNER, P2_OWNER
+    sort_turn(cards[0], owners[0], 2 * k0)
+    bounds[0, B_ALPHA], bounds[0, B_BETA] = -math.inf, math.inf
     unreported = 0
     top = 0
     fresh = True
     while True:
         f = top
         k = k0 - f
-        alpha, beta = f_window[f, 0], f_window[f, 1]
         if fresh:  # a new state: its first cell
             fresh = False
             stats[N_STATES] += 1
-            for i in range(k):
-                for j in range(k):
-                    f_lo[f, i, j], f_hi[f, i, j] = -math.inf, math.inf
-            f_bounds[f, 0], f_bounds[f, 1] = -math.inf, math.inf
-            f_sched[f, :] = 0
-            f_sched[f, 0] = PHASE_FULL if f == 0 else PHASE_ROW
-            if f == 0:  # the root builds only root_cells (the others: another worker's)
-                for i in range(k):
-                    for j in range(k):
-                        if not root_cells[i, j]:
-                            f_lo[0, i, j] = f_hi[0, i, j] = f_aux[0, i, j] = 0.0
-            f_cell[f], f_cell_window[f, 0], f_cell_window[f, 1] = _next_cell(
-                f_lo, f_hi, f_sched, f_bounds, f, k, alpha, beta, window)
-            f_leaf[f] = -1
-        a, b = f_h1[f, f_cell[f] // 16], f_h2[f, f_cell[f] % 16]
-        if f_leaf[f] < 0:  # expand the current cell
-            f_n1[f], f_lo_owner[f], f_hi_owner[f] = _expand(
-                f_table, f, a, b, professional, l_table, l_diff, l_cows, f_n2, scratch)
-            f_leaf[f] = 0
+            _start_state(frame, bounds, cell_lower, cell_upper, cell_cows, root_cells, f, k,
+                         window)
+        cell = frame[f, F_CELL]
+        p1_card, p2_card = p1_hand[f, cell_row(cell)], p2_hand[f, cell_column(cell)]
+        if frame[f, F_LEAF] < 0:  # expand the current cell
+            frame[f, F_LOW_OPTIONS], frame[f, F_LOW_OWNER], frame[f, F_HIGH_OWNER] = \
+                _expand_cell(rows, f, p1_card, p2_card, professional, leaf_rows, leaf_diff,
+                             leaf_cows, high_options, scratch)
+            frame[f, F_LEAF] = 0
             stats[N_CELLS] += 1
             if stats[N_CELLS] > max_nodes:
                 stats[N_ABORTED] = ABORT_NODES
@@ -562,125 +621,68 @@ def _solve(table0, hand1, hand2, professional, memo_from, window, root_cells, en
                 stats[N_ABORTED] = ABORT_STOP
                 return
         pushed = False
-        while f_leaf[f] < LEAVES:  # the leaves' next states
-            leaf = f_leaf[f]
-            if leaf // 4 >= f_n1[f] or leaf % 4 >= f_n2[f, leaf // 4]:
-                f_leaf[f] += 1
+        while frame[f, F_LEAF] < LEAVES:  # the leaves' next states
+            leaf = frame[f, F_LEAF]
+            if not _is_leaf(frame, high_options, f, leaf):
+                frame[f, F_LEAF] += 1
                 continue
-            d = l_diff[f, leaf]
             if k == 1:
-                lo, hi, c = 0.0, 0.0, 0.0
+                lower, upper, cows = 0.0, 0.0, 0.0
             elif k == 2:
-                a2 = f_h1[f, 1] if f_h1[f, 0] == a else f_h1[f, 0]
-                b2 = f_h2[f, 1] if f_h2[f, 0] == b else f_h2[f, 0]
-                lo, hi, c = _last_turn(l_table, f, leaf, a2, b2, professional, s_source,
-                                       s_leaves, s_diff, s_cows, s_n2, scratch)
+                lower, upper, cows = _last_turn(
+                    leaf_rows, f, leaf, _other_card(p1_hand, f, p1_card),
+                    _other_card(p2_hand, f, p2_card), professional, s_rows, s_leaves, s_diff,
+                    s_cows, s_high_options, scratch)
             else:
-                low, high = f_cell_window[f, 0] - d, f_cell_window[f, 1] - d
+                d = leaf_diff[f, leaf]
+                low, high = bounds[f, B_CELL_ALPHA] - d, bounds[f, B_CELL_BETA] - d
                 found = False
+                lower, upper, cows = 0.0, 0.0, 0.0
                 if k - 1 >= memo_from:
-                    _pack(l_table, f, leaf, f_cards, f_owners, 2 * k, a, b, professional, key,
-                          order)
-                    s, found = _slot(entries, key, width)
-                    if found:  # exact, or a bound that answers the window
-                        found = False
-                        lo, hi, c = values[s, width], values[s, width + 1], values[s, width + 2]
-                        if lo == hi and not math.isnan(c):
-                            found = True
-                        elif hi <= low + SLACK:
-                            found, lo, c = True, -math.inf, math.nan
-                        elif lo >= high - SLACK:
-                            found, hi, c = True, math.inf, math.nan
-                        stats[N_HITS] += found
-                if not found:  # push the next state
-                    g = f + 1
-                    f_window[g, 0], f_window[g, 1] = low, high
-                    for r in range(ROW_COUNT):
-                        for col in range(4):
-                            f_table[g, r, col] = l_table[f, leaf, r, col]
-                    for i in range(width):
-                        f_key[g, i] = key[i]
-                    m = 0
-                    for i in range(2 * k):
-                        if f_cards[f, i] != a and f_cards[f, i] != b:
-                            f_cards[g, m], f_owners[g, m] = f_cards[f, i], f_owners[f, i]
-                            m += 1
-                    m1 = m2 = 0
-                    for i in range(k):
-                        if f_h1[f, i] != a:
-                            f_h1[g, m1] = f_h1[f, i]
-                            m1 += 1
-                        if f_h2[f, i] != b:
-                            f_h2[g, m2] = f_h2[f, i]
-                            m2 += 1
-                    top = g
+                    pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
+                             layout, key, order)
+                    found, lower, upper, cows = _stored_answer(entries, values, key, width,
+                                                               low, high)
+                    stats[N_HITS] += found
+                if not found:
+                    _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
+                                leaf_rows, key, width, f, leaf, k, p1_card, p2_card, low, high)
+                    top = f + 1
                     fresh = True
                     pushed = True
                     break
-            l_lo[f, leaf], l_hi[f, leaf] = d + lo, d + hi
-            l_aux[f, leaf] = l_cows[f, leaf] + c
-            f_leaf[f] += 1
+            _leaf_solved(leaf_lower, leaf_upper, leaf_total, leaf_diff, leaf_cows, f, leaf,
+                         lower, upper, cows)
+            frame[f, F_LEAF] += 1
         if pushed:
             continue
         # every leaf known: the cell's value, then the next cell or the state's value
-        ca, cb = f_cell[f] // 16, f_cell[f] % 16
-        f_lo[f, ca, cb], f_hi[f, ca, cb], f_aux[f, ca, cb] = _combine(
-            f_n1[f], f_n2, f, f_lo_owner[f], f_hi_owner[f], l_lo, l_hi, l_aux)
-        cell, low, high = _next_cell(f_lo, f_hi, f_sched, f_bounds, f, k, alpha, beta, window)
-        if cell >= 0:
-            f_cell[f], f_cell_window[f, 0], f_cell_window[f, 1] = cell, low, high
-            f_leaf[f] = -1
+        r, c = cell_row(cell), cell_column(cell)
+        cell_lower[f, r, c], cell_upper[f, r, c], cell_cows[f, r, c] = _combine_cell(
+            frame[f, F_LOW_OPTIONS], high_options, f, frame[f, F_LOW_OWNER],
+            frame[f, F_HIGH_OWNER], leaf_lower, leaf_upper, leaf_total)
+        decision, cell_alpha, cell_beta = _next_cell(
+            cell_lower, cell_upper, frame, bounds, f, k, bounds[f, B_ALPHA], bounds[f, B_BETA],
+            window)
+        if decision >= 0:
+            _enter_cell(frame, bounds, f, decision, cell_alpha, cell_beta)
             continue
         if f == 0:  # the root's cells are built: its game is the caller's
             control[C_USED] += unreported
-            root_value[:k, :k] = f_lo[0, :k, :k]
-            root_aux[:k, :k] = f_aux[0, :k, :k]
+            root_value[:k, :k] = cell_lower[0, :k, :k]
+            root_aux[:k, :k] = cell_cows[0, :k, :k]
             return
-        if cell == NASH_BOUND:
-            lo, hi, aux = f_bounds[f, 0], f_bounds[f, 1], math.nan
-            stats[N_CUT] += 1
-        elif cell == NASH_SADDLE:
-            r, c = f_sched[f, 1], f_sched[f, 2]
-            lo = hi = f_lo[f, r, c]
-            aux = f_aux[f, r, c]
-            stats[N_REPLY] += 1
-        else:
-            value, pure = _matrix_game(f_lo[f], k, k, x, y, tableau)
-            stats[N_SADDLE if pure else N_LP] += 1
-            lo = hi = value
-            aux = 0.0
-            for i in range(k):
-                for j in range(k):
-                    aux += x[i] * y[j] * f_aux[f, i, j]
-        if k >= memo_from:  # store it
-            s, found = _slot(entries, f_key[f], width)
-            if s < 0:  # no free slot: double the table
-                control[C_STOP] = ABORT_FULL
-                stats[N_ABORTED] = ABORT_FULL
+        lower, upper, cows = _state_value(decision, frame, bounds, cell_lower, cell_cows, f, k,
+                                          x, y, tableau, stats)
+        if k >= memo_from:
+            aborted, unreported = _store_state(entries, values, keys[f], width, lower, upper,
+                                               cows, control, stats, unreported)
+            if aborted:
                 return
-            if not found:
-                _write(entries, values, s, f_key[f], width, lo, hi, aux)
-                stats[N_STORED] += 1
-                unreported += 1
-                if unreported >= control[C_EVERY]:  # the shared count, rarely: contended
-                    control[C_USED] += unreported
-                    unreported = 0
-                    if control[C_USED] >= control[C_LIMIT]:
-                        control[C_STOP] = ABORT_FULL
-                        stats[N_ABORTED] = ABORT_FULL
-                        return
-            elif lo == hi:
-                _write(entries, values, s, f_key[f], width, lo, hi, aux)
-            elif not (values[s, width] == values[s, width + 1]
-                      and not math.isnan(values[s, width + 2])):  # bounds: the tighter
-                _write(entries, values, s, f_key[f], width, max(lo, values[s, width]),
-                       min(hi, values[s, width + 1]), math.nan)
         top = f - 1  # back to the parent's leaf
-        leaf = f_leaf[top]
-        d = l_diff[top, leaf]
-        l_lo[top, leaf], l_hi[top, leaf] = d + lo, d + hi
-        l_aux[top, leaf] = l_cows[top, leaf] + aux
-        f_leaf[top] += 1
+        _leaf_solved(leaf_lower, leaf_upper, leaf_total, leaf_diff, leaf_cows, top,
+                     frame[top, F_LEAF], lower, upper, cows)
+        frame[top, F_LEAF] += 1
 
 
 @dataclass(frozen=True)
@@ -749,7 +751,7 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
 
 
 def slot_bytes(position: Position) -> int:
-    return 8 * ((KEY_PRO if position.professional else KEY_NORMAL) + 4)
+    return Table.slot_bytes(KEY_PRO if position.professional else KEY_NORMAL, VALUE_WORDS)
 
 
 def estimate_bytes(position: Position, cards_left: int | None = None) -> int:
@@ -767,31 +769,6 @@ def largest_fitting_k(position: Position, memory: int) -> int:
         if estimate_bytes(position, k) <= memory:
             best = k
     return best
-
-
-class Table:
-    """The transposition table the workers share: int64 rows of (key words, three value
-    words, a check word), ``values`` the same memory as floats. Allocated zeroed by
-    numpy: the system commits its pages as they are touched, and numpy asks for huge
-    pages for big arrays (fewer TLB misses on random probes)."""
-
-    def __init__(self, slots: int, width: int) -> None:
-        self.entries = np.zeros((slots, width + 4), np.int64)
-        self.values = self.entries.view(np.float64)
-        self.width = width
-
-    @property
-    def slots(self) -> int:
-        return self.entries.shape[0]
-
-    @property
-    def nbytes(self) -> int:
-        return self.entries.nbytes
-
-    def doubled(self) -> "Table":
-        bigger = Table(2 * self.slots, self.width)
-        _rehash(self.entries, bigger.entries, self.width)
-        return bigger
 
 
 def table_slots(position: Position, memory: int) -> tuple[int, int]:
@@ -836,17 +813,18 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
             f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
             "a later position")
     k = position.cards_left
-    width = KEY_PRO if position.professional else KEY_NORMAL
+    layout = two_hands_layout(position.professional)
+    width = key_width(layout)
     first, largest = table_slots(position, memory)
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
-            np.asarray(position.hands[1], np.int64), position.professional, MEMO_FROM,
+            np.asarray(position.hands[1], np.int64), position.professional, layout, MEMO_FROM,
             window)
     if not _solve.signatures:  # compile or load first: times are the search's
-        small = Table(16, width)
+        small = Table(16, width, VALUE_WORDS)
         _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
                np.zeros(4, np.int64), 0, np.zeros(N_SLOTS, np.int64), np.zeros((k, k)),
                np.zeros((k, k)))
-    table = Table(first, width)
+    table = Table(first, width, VALUE_WORDS)
     control = np.zeros(4, np.int64)
     stats = np.zeros(N_SLOTS, np.int64)
     values, aux = np.zeros((k, k)), np.zeros((k, k))

@@ -26,7 +26,7 @@ import subprocess
 from dataclasses import dataclass, field
 import networkx as nx
 
-from . import engine
+from . import engine, turns
 from .errors import NimmtError, command, param
 from .exact import estimate_nodes, opponent_set_count, solve_exact
 from .fileio import atomic_write, atomic_write_text
@@ -131,9 +131,9 @@ def _turn(b: _Build, position: Position, cards: list[int], choices: dict[int, tu
                                      [choices[q][0] for q in order[:n]],
                                      [choices[q][1] for q in order[:n]]) if prefix else None
         rows = before.rows if before else position.rows
-        options = engine._choice_count(engine.row_table(rows), cards[p], position.professional)
+        options = turns.option_choices(rows, cards[p], position.professional)
         mine = p == 0
-        if options == 1 or (not mine and b.model == "random"):
+        if len(options) == 1 or (not mine and b.model == "random"):
             choices = {**choices, p: (-1, -1)}
             continue
         return _choice_node(b, position, cards, choices, p, options, turn_index, cows_in,
@@ -148,13 +148,11 @@ def _turn(b: _Build, position: Position, cards: list[int], choices: dict[int, tu
                           edge_attrs, taken)
 
 
-def _option(options: int, o: int) -> tuple[int, int]:
-    """Option o as (take_row, tie_side): 4 options are rows to take, 2 are tie sides."""
-    return (o, -1) if options == 4 else (-1, o)
-
-
-def _choice_node(b, position, cards, choices, p, options, turn_index, cows_in, parent,
+def _choice_node(b, position, cards, choices, p, option_choices, turn_index, cows_in, parent,
                  edge_attrs, taken) -> float:
+    """A row choice of player p's card; ``option_choices`` its options as (take_row,
+    tie_side), from turns.option_choices."""
+    options = len(option_choices)
     kind = "take a row" if options == 4 else "professional tie"
     owner = "p1" if p == 0 else f"p{p + 1}" if position.hands[p] is not None else "opponent"
     me = b.node(actor="choice", owner=owner, position=format_position(position),
@@ -164,12 +162,12 @@ def _choice_node(b, position, cards, choices, p, options, turn_index, cows_in, p
     if b.best_only and p == 0:  # value every option first, then expand only the best
         scratch = _Build(b.model, b.depth, b.min_probability, b.best_only, False, False,
                          10**12, solved=b.solved)
-        trial = [_turn(scratch, position, cards, {**choices, p: _option(options, o)},
+        trial = [_turn(scratch, position, cards, {**choices, p: option_choices[o]},
                        turn_index, cows_in, None, {}, taken) for o in range(options)]
         keep = [o for o in range(options) if trial[o] - min(trial) <= EPS]
     else:
         keep = list(range(options))
-    results = [_turn(b, position, cards, {**choices, p: _option(options, o)}, turn_index,
+    results = [_turn(b, position, cards, {**choices, p: option_choices[o]}, turn_index,
                      cows_in, me, {"label": labels[o], "cows": 0}, taken) for o in keep]
     pick = min(results) if p == 0 else max(results)
     if b.emit:

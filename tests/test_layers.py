@@ -70,10 +70,6 @@ UNDERSCORE_ALLOWED = {
     ("solver.montecarlo", "solver.engine", "_turn_order"),
     ("solver.montecarlo", "solver.exact", "_cards_of"),
     ("solver.montecarlo", "solver.exact", "_state_value"),
-    ("solver.nash", "solver.engine", "_find_end"),
-    ("solver.nash", "solver.engine", "_place_card"),
-    ("solver.line", "solver.engine", "_choice_count"),
-    ("solver.tree", "solver.engine", "_choice_count"),
 }
 
 

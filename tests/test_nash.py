@@ -693,14 +693,14 @@ def test_progress_counts_root_cells():
 def test_torn_entry_is_never_read():
     """The check word guards each entry: a value changed behind its back (a write in
     progress, or two at once) makes the entry invisible, so it is solved again."""
-    table = nash_module.Table(16, 3)
+    table = nash_module.Table(16, 3, nash_module.VALUE_WORDS)
     key = np.array([5, 6, 7], np.int64)
-    s, found = nash_module._slot(table.entries, key, 3)
+    s, found = table.find(key)
     assert not found
-    nash_module._write(table.entries, table.values, s, key, 3, 1.5, 1.5, 2.0)
-    assert nash_module._slot(table.entries, key, 3) == (s, True)
+    table.put(key, 1.5, 1.5, 2.0)
+    assert table.find(key) == (s, True)
     table.values[s, 4] = 9.0  # hi changed, check word not
-    t, found = nash_module._slot(table.entries, key, 3)
+    t, found = table.find(key)
     assert not found and t != s
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from naive import after_turn
 from naive import perft as reference_perft
-from solver import engine
+from solver import engine, reference, turns
 from solver.rules import COWS
 
 DATA = Path(__file__).parent / "data" / "perft.json"
@@ -46,7 +46,7 @@ def kernel_perft(rows, hands, professional):
             yield table, rows
             return
         card = cards[0]
-        count = engine._choice_count(table, card, professional)
+        count = turns.option_count(table, card, professional)
         assert count in (1, 2, 4)
         if count == 4:
             choices = [(r, -1) for r in range(4)]
@@ -56,7 +56,7 @@ def kernel_perft(rows, hands, professional):
             choices = [(-1, -1)]
         for take_row, tie_side in choices:
             new = table.copy()
-            r, side, taken = engine._place_card(new, card, professional, take_row, tie_side)
+            r, side, taken = engine.place_card(new, card, professional, take_row, tie_side)
             if count == 4:
                 assert r == take_row and taken == sum(COWS[c] for c in rows[r])
                 events["takes"] += 1
