@@ -3,7 +3,7 @@ the ratio against a brute force on the pure-Python reference engine (same run, k
 Monte Carlo samples per second and interval width after one second; the wall time of
 `nimmt analyse` with a warm cache; how the node estimate compares with the count.
 
-    python benchmarks/analysis.py [--seeds 3] [--quick]
+    python benchmarks/analysis.py [--seeds 3] [--quick] [--old DIR]
     python benchmarks/analysis.py --budgets [--base OTHER_CHECKOUT]
 
 --budgets measures what the budgets cost and use: the exact search's memo bytes per
@@ -11,10 +11,16 @@ entry (peak RSS growth over entries, one process per position), `auto` on the is
 three-player position, and with --base the search time of this checkout against another
 (e.g. a `git worktree` of the commit before the stop-flag checks), both imported into one
 process and alternating, CPU seconds (the least of the repeats).
+
+``--old DIR`` adds the before/after table: DIR is a checkout of the code to compare with
+(e.g. ``git worktree add /tmp/nimmt-old a7ef167``); each side runs in its own subprocess
+with its own sys.path on the same positions, which must get the same values and nodes.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import statistics
 import subprocess
@@ -57,6 +63,74 @@ def exact_table(seeds: int, quick: bool) -> list[list]:
             n = statistics.median(nodes)
             ratio = f"{statistics.median(brute) / t:,.0f}x" if brute else ""
             rows.append([players, k, model, f"{t:.4f}", f"{n:,.0f}", f"{n / t:,.0f}", ratio])
+    return rows
+
+
+# One side of the before/after table: argv = [root]; stdin: JSON list of (position, model,
+# repeats); stdout: JSON list of (seconds: fastest of the repeats, nodes, values).
+SIDE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from solver.exact import solve_exact
+from solver.position import parse_position
+jobs = json.load(sys.stdin)
+solve_exact(parse_position(jobs[0][0]), "random")  # load the kernels
+out = []
+for text, model, repeats in jobs:
+    runs = [solve_exact(parse_position(text), model, max_nodes=10**10) for _ in range(repeats)]
+    out.append((min(r.seconds for r in runs), runs[0].resolved,
+                [(c.card, c.value, c.cows_now, c.take_probability) for c in runs[0].cards]))
+print(json.dumps(out))
+"""
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def run_side(root: str, jobs: list) -> list:
+    done = subprocess.run([sys.executable, "-c", SIDE, root], input=json.dumps(jobs), cwd=root,
+                          check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def compare_table(old: str, seeds: int, quick: bool, rounds: int = 3) -> list[list]:
+    """Old and new exact search on the same positions, sides alternating ``rounds`` times
+    (the fastest round counts); values and node counts must agree."""
+    cases = [("tactical", 2, "normal", k) for k in range(3, 8)] + \
+        [("tactical", 3, "normal", k) for k in range(2, 6)] + \
+        [("tactical", 4, "normal", k) for k in range(2, 5)] + \
+        [("tactical", 2, "professional", k) for k in range(3, 7)]
+    if quick:
+        cases = [c for c in cases if c[3] <= 5 and not (c[1] >= 3 and c[3] >= 5)]
+    jobs, where = [], []
+    for variant, players, placement, k in cases:
+        for model in ("random", "worst"):
+            for seed in range(seeds):
+                rules = Rules(variant, players, placement)
+                jobs.append((format_position(deal_position(rules, k, seed=100 + seed)), model, 1))
+                where.append((players, placement, k, model))
+    best = {}
+    for _ in range(rounds):
+        for side, root in (("old", old), ("new", ROOT)):
+            for i, got in enumerate(run_side(root, jobs)):
+                if (side, i) not in best or got[0] < best[side, i][0]:
+                    best[side, i] = got
+    rows = []
+    for case in dict.fromkeys(where):
+        idx = [i for i, w in enumerate(where) if w == case]
+        for i in idx:
+            if best["old", i][1:] != best["new", i][1:]:
+                raise SystemExit(f"old and new disagree on {jobs[i][0]} ({case[3]}): "
+                                 f"{best['old', i][1:]} vs {best['new', i][1:]}")
+        t_old = sum(best["old", i][0] for i in idx)
+        t_new = sum(best["new", i][0] for i in idx)
+        nodes = sum(best["new", i][1] for i in idx)
+        players, placement, k, model = case
+        rows.append([players, placement, k, model, len(idx), f"{nodes:,}", f"{t_old:.4f}",
+                     f"{t_new:.4f}", f"{t_new / t_old:.3f}"])
+    t_old = sum(best["old", i][0] for i in range(len(jobs)))
+    t_new = sum(best["new", i][0] for i in range(len(jobs)))
+    nodes = sum(best["new", i][1] for i in range(len(jobs)))
+    rows.append(["all", "", "", "", len(jobs), f"{nodes:,}", f"{t_old:.4f}", f"{t_new:.4f}",
+                 f"{t_new / t_old:.3f}"])
     return rows
 
 
@@ -206,10 +280,23 @@ def main() -> None:
     parser.add_argument("--budgets", action="store_true", help="the budgets' figures only")
     parser.add_argument("--base", help="another checkout to time exact search against")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--old", metavar="DIR",
+                        help="a checkout of the code to compare with, side by side")
+    parser.add_argument("--compare-only", action="store_true",
+                        help="with --old: print only the before/after table")
     args = parser.parse_args()
     if args.budgets:
         budgets(args.base, args.repeats)
         return
+    if args.old:
+        print(f"Exact search before ({args.old}) and after ({ROOT}): the same positions, "
+              "fastest of 3 alternating rounds, seconds summed over the positions")
+        print(tabulate(compare_table(args.old, args.seeds, args.quick),
+                       headers=["players", "placement", "k", "model", "positions", "nodes",
+                                "old s", "new s", "new/old"], tablefmt="github"))
+        if args.compare_only:
+            return
+        print()
     solve_exact(deal_position(Rules("tactical", 2), 3, seed=1), "random")  # load kernels
     print("Exact search, tactical deck, median over positions dealt by `nimmt deal`")
     print(tabulate(exact_table(args.seeds, args.quick),

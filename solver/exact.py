@@ -25,12 +25,13 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .engine import (_COWS, COWS_COLUMN, END_TAKE, END_TIE, FIRST, LAST, LENGTH, _find_end,
-                     _place_card, jit, row_table)
+from .engine import _COWS, COWS_COLUMN, FIRST, LAST, LENGTH, jit, row_table
 from .errors import (BudgetExceeded, MemoryExceeded, NimmtError, SearchInterrupted, SearchStopped,
                      param)
 from .position import Position
-from .rules import ROW_COUNT
+from .rules import HAND_SIZE, ROW_COUNT
+from .turns import (RULE_OPTION, card_options, play_found_option, play_option,
+                    sort_turn_row)
 
 __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
            "owner_array", "solve_exact"]
@@ -55,9 +56,23 @@ ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
 CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmarks/analysis.py)
 
 
+# Memo key layout (_pack_key), until the shared state key replaces it. Professional:
+# words 0-1 hold the rows by last card, two a word, ROW_FIELD_BITS apart, each as
+#   first | last << KEY_LAST | length << KEY_LENGTH | cows << KEY_COWS
+# and words 2.. every card's owner, OWNER_FIELD_BITS each, OWNERS_PER_WORD a word.
+# Normal: word 0 holds the rows by last card, RANK_ROW_BITS apart, each as
+#   rank | length << RANK_LENGTH | cows << RANK_COWS
+# and words 1.. the cards in play, ascending, CARD_FIELD_BITS each, CARDS_PER_WORD a word,
+# each as owner | cows << CARD_COWS.
+KEY_LAST, KEY_LENGTH, KEY_COWS, ROW_FIELD_BITS = 7, 14, 17, 23
+OWNER_FIELD_BITS, OWNERS_PER_WORD, OWNER_WORDS_AT = 4, 16, 2
+RANK_LENGTH, RANK_COWS, RANK_ROW_BITS = 7, 10, 16
+CARD_COWS, CARD_FIELD_BITS, CARDS_PER_WORD, CARD_WORDS_AT = 4, 7, 9, 1
+
+
 @jit
 def _pack_key(table, owner, deck_size, professional, words):
-    """The memo key of a turn-boundary state, written into ``words``.
+    """The memo key of a turn-boundary state, written into ``words`` (layout above).
 
     Rows are listed in order of their last card (a row's number never matters).
     Normal placement: the future depends on card values only through their order
@@ -78,17 +93,20 @@ def _pack_key(table, owner, deck_size, professional, words):
     if professional:
         for i in range(ROW_COUNT):
             r = order[i]
-            bits = (table[r, FIRST] | (table[r, LAST] << 7) | (table[r, LENGTH] << 14)
-                    | (table[r, COWS_COLUMN] << 17))
-            words[i // 2] |= bits << (23 * (i % 2))
+            bits = (table[r, FIRST] | (table[r, LAST] << KEY_LAST)
+                    | (table[r, LENGTH] << KEY_LENGTH) | (table[r, COWS_COLUMN] << KEY_COWS))
+            words[i // 2] |= bits << (ROW_FIELD_BITS * (i % 2))
         for c in range(1, deck_size + 1):
-            words[2 + (c - 1) // 16] |= owner[c] << (4 * ((c - 1) % 16))
+            at = c - 1
+            words[OWNER_WORDS_AT + at // OWNERS_PER_WORD] |= (
+                owner[c] << (OWNER_FIELD_BITS * (at % OWNERS_PER_WORD)))
         return
-    in_play = 0
     slot = 0
     for c in range(1, deck_size + 1):
         if owner[c] != OWNER_GONE:
-            words[1 + slot // 9] |= (owner[c] | (_COWS[c] << 4)) << (7 * (slot % 9))
+            words[CARD_WORDS_AT + slot // CARDS_PER_WORD] |= (
+                (owner[c] | (_COWS[c] << CARD_COWS))
+                << (CARD_FIELD_BITS * (slot % CARDS_PER_WORD)))
             slot += 1
     in_play = slot
     for i in range(ROW_COUNT):
@@ -98,7 +116,8 @@ def _pack_key(table, owner, deck_size, professional, words):
             if owner[c] != OWNER_GONE:
                 rank += 1
         length = 0 if rank == in_play else table[r, LENGTH]
-        words[0] |= (rank | (length << 7) | (table[r, COWS_COLUMN] << 10)) << (16 * i)
+        words[0] |= ((rank | (length << RANK_LENGTH) | (table[r, COWS_COLUMN] << RANK_COWS))
+                     << (RANK_ROW_BITS * i))
 
 
 @jit
@@ -164,10 +183,10 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     f_best = np.zeros(MAX_FRAMES)
     f_best_now = np.zeros(MAX_FRAMES)
     f_best_took = np.zeros(MAX_FRAMES)
-    b_hand = np.zeros((MAX_FRAMES, 10), np.int64)
+    b_hand = np.zeros((MAX_FRAMES, HAND_SIZE), np.int64)
     b_k = np.zeros(MAX_FRAMES, np.int64)
     b_h = np.zeros(MAX_FRAMES, np.int64)
-    b_known = np.zeros((MAX_FRAMES, max(known_count, 1), 10), np.int64)
+    b_known = np.zeros((MAX_FRAMES, max(known_count, 1), HAND_SIZE), np.int64)
     b_sizes = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
     b_digits = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
     b_pool = np.zeros((MAX_FRAMES, deck_size), np.int64)
@@ -184,7 +203,6 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
     c_i = np.zeros(MAX_FRAMES, np.int64)
     c_options = np.zeros(MAX_FRAMES, np.int64)
     c_option = np.zeros(MAX_FRAMES, np.int64)
-    c_kind = np.zeros(MAX_FRAMES, np.int64)
     c_mine = np.zeros(MAX_FRAMES, np.bool_)
     c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
     work = np.zeros((ROW_COUNT, 4), np.int64)
@@ -206,18 +224,17 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             while i < m:
                 card = b_turn[d_tf, i]
                 mine = b_tags[d_tf, i] == OWNER_P1
-                kind = _find_end(work, card, professional)[0]
-                options = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
+                options, kind, row_a, row_b = card_options(work, card, professional)
                 if options > 1 and (mine or model != MODEL_RANDOM):
                     top += 1
                     f_type[top] = CHOICE
                     f_table[top] = work
                     f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
                     c_i[top], c_options[top], c_option[top] = i, options, 0
-                    c_kind[top], c_mine[top], c_turn_frame[top] = kind, mine, d_tf
+                    c_mine[top], c_turn_frame[top] = mine, d_tf
                     pushed = True
                     break
-                cows = _place_card(work, card, professional, -1, -1)[2]
+                cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
                 if mine:
                     d_pend += cows
                     d_now += cows
@@ -262,9 +279,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             work[:] = f_table[f]
             o = c_option[f]
             card = b_turn[c_turn_frame[f], c_i[f]]
-            take_row = o if c_kind[f] == END_TAKE else -1
-            tie_side = o if c_kind[f] == END_TIE else -1
-            cows = _place_card(work, card, professional, take_row, tie_side)[2]
+            cows = play_option(work, card, professional, o)
             d_i, d_tf = c_i[f] + 1, c_turn_frame[f]
             d_now = float(cows) if c_mine[f] else 0.0
             d_pend = d_now
@@ -359,13 +374,7 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
         for t in range(hidden_count):
             b_turn[f, 1 + known_count + t] = b_pool[f, b_pick[f, t]]
             b_tags[f, 1 + known_count + t] = OWNER_POOL
-        for a in range(1, width):
-            card, tag = b_turn[f, a], b_tags[f, a]
-            j = a - 1
-            while j >= 0 and b_turn[f, j] > card:
-                b_turn[f, j + 1], b_tags[f, j + 1] = b_turn[f, j], b_tags[f, j]
-                j -= 1
-            b_turn[f, j + 1], b_tags[f, j + 1] = card, tag
+        sort_turn_row(b_turn, b_tags, f, width)
         for a in range(width):
             owner[b_turn[f, a]] = OWNER_GONE
         stats[RESOLVED] += 1

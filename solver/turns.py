@@ -61,12 +61,26 @@ def option_choice(kind, option):
 
 
 @jit_inline
+def card_options(table, card, professional):
+    """(option count, kind, row_a, row_b): ``option_count`` and the ``find_end`` it came
+    from, for ``play_found_option`` (one search of the rows for both)."""
+    kind, row_a, row_b = find_end(table, card, professional)
+    return kind_option_count(kind), kind, row_a, row_b
+
+
+@jit_inline
+def play_found_option(table, card, kind, row_a, row_b, option):
+    """``play_option`` for a card whose ``find_end`` (kind, row_a, row_b) is known."""
+    take_row, tie_side = option_choice(kind, option)
+    return place_at_end(table, card, kind, row_a, row_b, take_row, tie_side)[2]
+
+
+@jit_inline
 def play_option(table, card, professional, option):
     """Play ``card`` on ``table`` in place by option ``option`` (0..option_count-1, or
     RULE_OPTION); returns the cows its owner takes."""
     kind, row_a, row_b = find_end(table, card, professional)
-    take_row, tie_side = option_choice(kind, option)
-    return place_at_end(table, card, kind, row_a, row_b, take_row, tie_side)[2]
+    return play_found_option(table, card, kind, row_a, row_b, option)
 
 
 @jit_inline
@@ -80,6 +94,20 @@ def sort_turn(cards, owners, count):
             cards[j + 1], owners[j + 1] = cards[j], owners[j]
             j -= 1
         cards[j + 1], owners[j + 1] = card, owner
+
+
+@jit_inline
+def sort_turn_row(cards, owners, row, count):
+    """``sort_turn`` for turns kept as rows of 2-D arrays (a search's frames): sorts
+    (cards[row, a], owners[row, a]) for a < count. Indexing the rows in place measured
+    10-15% faster in exact search than sorting row views with ``sort_turn``."""
+    for a in range(1, count):
+        card, owner = cards[row, a], owners[row, a]
+        j = a - 1
+        while j >= 0 and cards[row, j] > card:
+            cards[row, j + 1], owners[row, j + 1] = cards[row, j], owners[row, j]
+            j -= 1
+        cards[row, j + 1], owners[row, j + 1] = card, owner
 
 
 # ---------------------------------------------------------------- Python API

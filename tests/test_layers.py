@@ -60,8 +60,6 @@ LAYERS = {
 # module of turn kernels (issue 11, item 1). (importer, module, name); empty it as they go.
 UNDERSCORE_ALLOWED = {
     ("solver.exact", "solver.engine", "_COWS"),
-    ("solver.exact", "solver.engine", "_find_end"),
-    ("solver.exact", "solver.engine", "_place_card"),
     ("solver.montecarlo", "solver.engine", "_find_end"),
     ("solver.montecarlo", "solver.engine", "_pick_card"),
     ("solver.montecarlo", "solver.engine", "_place_card"),

@@ -208,3 +208,28 @@ def test_sixth_card_options(professional):
     assert cows == sum(reference.row_cows([c]) for c in range(1, 6))
     assert (table == engine.row_table([[6], [20], [30], [40]])).all()
     assert list(itertools.chain(*rows))  # the rows themselves are left alone
+
+
+def test_card_options_and_play_found_option_agree_with_play_option():
+    for rows, (card,), professional in states(200, 1, seed=13):
+        table = engine.row_table(rows)
+        count, kind, row_a, row_b = turns.card_options(table, card, professional)
+        assert count == turns.option_count(table, card, professional)
+        for o in [turns.RULE_OPTION, *range(count)]:
+            found = table.copy()
+            cows = turns.play_found_option(found, card, kind, row_a, row_b, o)
+            new, want = played(table, card, professional, o)
+            assert (found == new).all() and cows == want
+
+
+def test_sort_turn_row_sorts_one_row_like_sort_turn():
+    rng = random.Random(2)
+    cards = np.array([rng.sample(range(1, 105), 6) for _ in range(3)], np.int64)
+    owners = np.arange(18, dtype=np.int64).reshape(3, 6)
+    want_cards, want_owners = cards[1].copy(), owners[1].copy()
+    turns.sort_turn(want_cards, want_owners, 5)
+    before = cards.copy(), owners.copy()
+    turns.sort_turn_row(cards, owners, 1, 5)
+    assert cards[1].tolist() == want_cards.tolist() and owners[1].tolist() == want_owners.tolist()
+    for r in (0, 2):  # other rows untouched
+        assert (cards[r] == before[0][r]).all() and (owners[r] == before[1][r]).all()
