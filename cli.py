@@ -169,21 +169,24 @@ def _group_cards(analysis) -> list[tuple[list[int], Any]]:
 
 
 def render_analysis(analysis, tablefmt: str) -> str:
-    from solver.analysis import UNITS
+    from solver.montecarlo import Z95
 
     pos = analysis.position
-    unit = UNITS[analysis.opponents]
+    unit = analysis.unit
+    mc = analysis.method == "montecarlo"
     lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
              f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
              f"opponents: {analysis.opponents} ({unit} to the end of the round)",
              f"method: {analysis.method} ({analysis.reason}); "
              + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
-                if analysis.method == "exact" else f"{analysis.seconds:.3f} s")]
+                if analysis.method == "exact" else f"{analysis.seconds:.3f} s")
+             + (f"; seed {analysis.extra['seed']}" if mc else "")]
     if analysis.later_play:
         lines.append(f"samples: {analysis.cards[0].samples:,} per card; {analysis.later_play}")
+    if mc and "quantity" in analysis.extra:
+        lines.append(f"the figures estimate: {analysis.extra['quantity']}")
     if not analysis.complete:
         lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
-    mc = analysis.method == "montecarlo"
     nash = analysis.opponents == "nash"
     if nash:
         e = analysis.extra
@@ -223,7 +226,20 @@ def render_analysis(analysis, tablefmt: str) -> str:
     tied = [c.card for c in analysis.cards if c.regret <= 1e-9]
     verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
     rest = [c for c in analysis.cards if c.regret > 1e-9]
-    if rest:
+    if mc:
+        verdict = verdict[:-1] + f" ± {Z95 * best.stderr:.3f})"
+        noisy = [c for c in rest if c.regret_stderr is not None
+                 and c.regret <= Z95 * c.regret_stderr]  # the difference's 95% interval holds 0
+        if noisy:
+            names = ", ".join(str(c.card) for c in noisy[:-1])
+            names = f"{names} and {noisy[-1].card}" if names else str(noisy[0].card)
+            diffs = ", ".join(f"{c.regret:.3f} ± {Z95 * c.regret_stderr:.3f}" for c in noisy)
+            verdict += (f"; {names} {'is' if len(noisy) == 1 else 'are'} within the noise "
+                        f"(difference{'s' if len(noisy) > 1 else ''} {diffs}; 95%)")
+        elif rest:
+            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
+                        f"{Z95 * rest[0].regret_stderr:.3f} more")
+    elif rest:
         verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
     if tablefmt == "github":
         return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
