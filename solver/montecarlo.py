@@ -44,16 +44,18 @@ from .rules import NimmtError
 Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
 NODE_BUDGET = 5_000_000  # work budget when none is given (analysis passes --max-nodes)
-ROLLOUT_CHOICES = (16, 8)  # playouts per card at a policy turn
+ROLLOUT_CHOICES = (32, 16)  # playouts per card at a policy turn (8: no better than the
+                           # closest bot on 4-player standard positions, README)
 PLAN_SAMPLES = 2000      # the budget is planned for this many samples per card (the default)
-# Planning constants, measured (benchmarks/montecarlo.py, README "Monte Carlo"): a memo
-# lookup costs about two playout turns; exact_estimate counts about twice the nodes; the
-# samples visit 0.17-0.94 of an exact tail's estimate with rollouts, 0.03-0.12 with the
-# closest bot; a policy turn by rollouts leaves 0.15-0.45 of the closest bot's excess cows.
-LEAF_COST = 2
+# Planning constants, measured (benchmarks/montecarlo.py, README "Monte Carlo"): a playout
+# turn costs 1-2 us; an exact lookup 1-2 us when the memo has the state and 10-20 us when
+# it does not (a search call); estimate_nodes counts about twice the nodes; the samples
+# visit 0.17-0.94 of an exact tail's estimate with rollouts, 0.03-0.12 with the closest
+# bot; a policy turn by 16 (32) rollouts leaves about 0.25 (0.2) of the closest bot's excess.
+LEAF_COST = 10
 ESTIMATE_SHARE = 0.5
-TAIL_SHARE = {0: 0.15, 8: 0.5, 16: 0.5}
-POLICY_WEIGHT = {0: 1.0, 8: 0.35, 16: 0.25}
+TAIL_SHARE_CLOSEST, TAIL_SHARE_ROLLOUTS = 0.15, 0.5
+POLICY_WEIGHT = {0: 1.0, 16: 0.25, 32: 0.2}
 POLICY_STREAM = 1 << 62  # the policy's draws: streams (seed, POLICY_STREAM + card, sample)
 
 
@@ -407,7 +409,7 @@ def plan_cost(position: Position, exact_depth: int, rollouts: int) -> float:
     samples = PLAN_SAMPLES * position.cards_left
     k = position.cards_left
     lookups = samples * leaves_per_sample(k, exact_depth, rollouts)
-    share = TAIL_SHARE[rollouts] if exact_depth < k - 1 else TAIL_SHARE[max(ROLLOUT_CHOICES)]
+    share = TAIL_SHARE_CLOSEST if rollouts == 0 and exact_depth < k - 1 else TAIL_SHARE_ROLLOUTS
     nodes = 0.0
     if exact_depth >= 1:
         nodes = min(share * tail_estimate(position, exact_depth),
