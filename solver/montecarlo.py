@@ -7,10 +7,11 @@ cards from the pool). Player 1 plays its later cards by a *policy* until it hold
 and the sample's value from there on is the exact expected value (its conditional
 expectation, not a draw), from an exact search whose memo serves the whole run.
 
-The policy (``rollouts`` > 0, the default): for each card in hand, ``rollouts``
-playouts of the rest of the round (the same opponent draws for every card; player
-1's cards after it by the ``closest`` bot, exact from ``exact_depth`` cards on), and
-the card with the fewest cows is played. ``rollouts == 0``: the ``closest`` bot.
+The policy, ``rollouts`` > 0: for each card in hand, ``rollouts`` playouts of the
+rest of the round (the same opponent draws for every card; player 1's cards after it
+by the ``closest`` bot, exact from ``exact_depth`` cards on), and the card with the
+fewest cows is played; ``rollouts == 0``: the ``closest`` bot. ``plan`` picks
+(exact_depth, rollouts) from the position and a work budget.
 Row choices before the exact part follow the rule-following choice (engine
 ``_place_card`` with -1). A policy is a strategy player 1 may use in the model, so
 a card's estimate is an *upper bound* on its exact value, up to sampling noise;
@@ -432,8 +433,9 @@ def plan(position: Position, budget: int = NODE_BUDGET) -> tuple[int, int]:
     rollouts). A function of the position and the budget only, never of the sample
     count or a time limit, so figures depend only on (seed, samples, budget)."""
     k = position.cards_left
-    plans = [(depth, rollouts) for rollouts in (0, *ROLLOUT_CHOICES) for depth in range(k - 1)
-             if depth == 0 and rollouts == 0 or plan_cost(position, depth, rollouts) <= budget]
+    plans = [(0, 0)] + [(depth, rollouts) for rollouts in (0, *ROLLOUT_CHOICES)
+                        for depth in range(k - 1) if policy_turns(k, depth) or rollouts == 0
+                        if plan_cost(position, depth, rollouts) <= budget]
     if k > 1 and plan_cost(position, k - 1, 0) <= budget:
         plans.append((k - 1, 0))  # exact from the next turn: no policy turn
     return min(plans, key=lambda p: (plan_bias(k, *p), -p[0], -p[1]))
@@ -464,6 +466,8 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         planned = next((r for r in ROLLOUT_CHOICES
                         if plan_cost(position, depth, r) <= node_budget), 0)
     rollouts = planned if rollouts is None else rollouts
+    if not policy_turns(position.cards_left, depth):
+        rollouts = 0  # no later card is chosen by a policy
     stats = np.zeros(exact.STAT_SLOTS, np.int64)
     hand = position.hand
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
