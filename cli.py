@@ -280,21 +280,24 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
     adds player 2's side; ``verified`` says the strategies passed the best-response check
     (--both-sides and --verify: options of the rendering, never stored in the result)."""
-    from solver.analysis import UNITS
+    from solver.montecarlo import Z95
 
     pos = analysis.position
-    unit = UNITS[analysis.opponents]
+    unit = analysis.unit
+    mc = analysis.method == Method.MONTECARLO
     lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
              f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
              f"opponents: {analysis.opponents} ({unit} to the end of the round)",
              f"method: {analysis.method} ({analysis.reason}); "
              + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
-                if analysis.method == "exact" else f"{analysis.seconds:.3f} s")]
+                if analysis.method == Method.EXACT else f"{analysis.seconds:.3f} s")
+             + (f"; seed {analysis.extra['seed']}" if mc else "")]
     if analysis.later_play:
         lines.append(f"samples: {analysis.cards[0].samples:,} per card; {analysis.later_play}")
+    if mc and "quantity" in analysis.extra:
+        lines.append(f"the figures estimate: {analysis.extra['quantity']}")
     if not analysis.complete:
         lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
-    mc = analysis.method == Method.MONTECARLO
     nash = analysis.opponents == Model.NASH
     if nash:
         e = analysis.extra
@@ -334,7 +337,20 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     tied = [c.card for c in analysis.cards if c.regret <= 1e-9]
     verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
     rest = [c for c in analysis.cards if c.regret > 1e-9]
-    if rest:
+    if mc:
+        verdict = verdict[:-1] + f" ± {Z95 * best.stderr:.3f})"
+        noisy = [c for c in rest if c.regret_stderr is not None
+                 and c.regret <= Z95 * c.regret_stderr]  # the difference's 95% interval holds 0
+        if noisy:
+            names = ", ".join(str(c.card) for c in noisy[:-1])
+            names = f"{names} and {noisy[-1].card}" if names else str(noisy[0].card)
+            diffs = ", ".join(f"{c.regret:.3f} ± {Z95 * c.regret_stderr:.3f}" for c in noisy)
+            verdict += (f"; {names} {'is' if len(noisy) == 1 else 'are'} within the noise "
+                        f"(difference{'s' if len(noisy) > 1 else ''} {diffs}; 95%)")
+        elif rest:
+            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
+                        f"{Z95 * rest[0].regret_stderr:.3f} more")
+    elif rest:
         verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
     if tablefmt == "github":
         return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])

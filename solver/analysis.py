@@ -39,6 +39,8 @@ STOPPED_BY = {"time limit": "its time budget", "memory": "the memory budget",
               "nodes": "the node budget"}
 UNITS = {Model.RANDOM: "expected cows", Model.WORST: "guaranteed cows",
          Model.NASH: "game value"}
+# Monte Carlo with some later turns played by a policy: what its figures are (README)
+BOUND_UNIT = "upper bound on expected cows"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class CardAnalysis:
     stderr: float | None = None      # montecarlo
     ci95: tuple[float, float] | None = None
     samples: int | None = None
+    regret_stderr: float | None = None  # montecarlo: standard error of the regret
     frequency: float | None = None   # nash
 
     @property
@@ -86,6 +89,12 @@ class Analysis:
     def best(self) -> CardAnalysis:
         return self.cards[0]
 
+    @property
+    def unit(self) -> str:
+        """What the card values are: the model's unit, or (Monte Carlo with policy-played
+        later turns) an upper bound on it."""
+        return self.extra.get("unit", UNITS[self.opponents])
+
     def to_json(self) -> dict:
         """The JSON of DESIGN.md section 4 (plus fields that never change its meaning)."""
         cards = []
@@ -95,7 +104,8 @@ class Analysis:
                 item.update(cows_now=c.cows_now, cows_later=c.cows_later,
                             take_probability=c.take_probability)
             if c.stderr is not None:
-                item.update(stderr=c.stderr, ci95=list(c.ci95), samples=c.samples)
+                item.update(stderr=c.stderr, ci95=list(c.ci95), samples=c.samples,
+                            regret_stderr=c.regret_stderr)
             if c.frequency is not None:
                 item["frequency"] = c.frequency
             cards.append(item)
@@ -133,14 +143,22 @@ def from_exact(position: Position, result: exact.ExactResult, reason: str,
 
 def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason: str,
                     estimate: int, seed: int) -> Analysis:
-    """A Monte Carlo estimate (model random) as an Analysis."""
+    """A Monte Carlo estimate (model random) as an Analysis. Where a policy plays some of
+    player 1's later turns the figures are an upper bound on the expected cows, and the
+    unit says so (README: what the numbers mean)."""
+    top = min(mc.cards, key=lambda c: (c.value, c.card))  # _ranked's best
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
                       "take_probability": c.take_probability, "stderr": c.stderr,
-                      "ci95": c.interval(), "samples": c.samples} for c in mc.cards])
+                      "ci95": c.interval(), "samples": c.samples,
+                      "regret_stderr": mc.difference(c.card, top.card)[1] if c is not top
+                      else 0.0} for c in mc.cards])
+    extra = {"samples": mc.cards[0].samples, "seed": seed, "exact_depth": mc.exact_depth,
+             "rollouts": mc.rollouts, "later_exact": mc.later_exact, "quantity": mc.quantity}
+    if not mc.later_exact:
+        extra["unit"] = BOUND_UNIT
     return Analysis(position, Model.RANDOM.value, "montecarlo", reason, cards, estimate,
                     mc.nodes, mc.seconds, complete=mc.complete, later_play=mc.later_play,
-                    extra={"samples": mc.cards[0].samples, "seed": seed,
-                           "exact_depth": mc.exact_depth})
+                    extra=extra)
 
 
 def from_nash(position: Position, r: nash.NashResult) -> Analysis:
@@ -264,5 +282,5 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                   f"auto: exact search would take about {_count(estimate)} nodes, over "
                   f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo")
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
-                                   progress=progress)
+                                   progress=progress, node_budget=max_nodes)
     return from_montecarlo(position, mc, reason, estimate, seed)

@@ -2,15 +2,27 @@
 
 Per candidate card and sample: the opponents' cards of each turn are drawn as the
 model says (known hands: one card each, uniformly; hidden hands: a uniform set of
-cards from the pool), player 1 plays its later cards with the ``closest`` bot and
-rule-following row choices, until player 1 holds few enough cards for exact search
-(``exact_depth``): from that turn on player 1 plays optimally, and the sample's
-value there is the exact expected value (its conditional expectation, not a draw).
-So when ``exact_depth >= cards_left - 1`` the estimate has exactly the meaning of
-the exact ``random`` value, which the tests check.
+cards from the pool). Player 1 plays its later cards by a *policy* until it holds
+``exact_depth`` cards or fewer after a turn; the row choice of that turn is optimal
+and the sample's value from there on is the exact expected value (its conditional
+expectation, not a draw), from an exact search whose memo serves the whole run.
 
-Each sample draws from its own stream (seed, card, sample index), so a result does
-not depend on batching or on where a time limit stopped it.
+The policy, ``rollouts`` > 0: for each card in hand, ``rollouts`` playouts of the
+rest of the round (the same opponent draws for every card; player 1's cards after it
+by the ``closest`` bot, exact from ``exact_depth`` cards on), and the card with the
+fewest cows is played; ``rollouts == 0``: the ``closest`` bot. ``plan`` picks
+(exact_depth, rollouts) from the position and a work budget.
+Row choices before the exact part follow the rule-following choice (engine
+``_place_card`` with -1). A policy is a strategy player 1 may use in the model, so
+a card's estimate is an *upper bound* on its exact value, up to sampling noise;
+only when ``exact_depth >= cards_left - 1`` (no policy turn) is it the exact
+``random`` value itself, which the tests check. ``MonteCarloResult.quantity``
+says which.
+
+Each sample draws from its own stream (seed, card, sample index), the policy from
+streams of its own, so a result does not depend on batching or on where a time
+limit stopped it. Cards' samples are independent: the standard error of a difference
+between two cards is sqrt(se1^2 + se2^2).
 """
 from __future__ import annotations
 
@@ -23,27 +35,70 @@ import numpy as np
 from numba.typed import Dict
 
 from . import exact
-from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, _find_end, _pick_card, _place_card,
-                     _rng_below, _rng_seed, _turn_order, jit, row_table)
+from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, _find_end, _landing, _pick_card,
+                     _place_card, _rng_below, _rng_seed, _turn_order, jit, row_table)
 from .errors import NimmtError, param
-from .exact import MODEL_RANDOM, OWNER_GONE, OWNER_P1, OWNER_POOL, _cards_of, _state_value
+from .exact import (ABORTED, HITS, MODEL_RANDOM, OWNER_GONE, OWNER_P1, OWNER_POOL, _cards_of,
+                    _key_tuple, _pack_key, _search)
 from .position import Position
-from .rules import ROW_COUNT
+from .turns import option_count
 
-__all__ = ["SAMPLE_NODE_BUDGET", "MonteCarloResult", "SampledCard", "choose_exact_depth",
-           "later_play_text", "run_montecarlo"]
+__all__ = ["MonteCarloResult", "SampledCard", "later_play_text", "plan", "policy_text",
+           "quantity_text", "run_montecarlo"]
 
 Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
-SAMPLE_NODE_BUDGET = 20_000  # exact continuation is used once it costs at most this
+NODE_BUDGET = 5_000_000  # work budget when none is given (analysis passes --max-nodes)
+ROLLOUT_CHOICES = (32, 16)  # playouts per card at a policy turn (8: no better than the
+                           # closest bot on 4-player standard positions, README)
+PLAN_SAMPLES = 2000      # the budget is planned for this many samples per card (the default)
+# Planning constants, measured (benchmarks/montecarlo.py, README "Monte Carlo"): a playout
+# turn costs 1-2 us; an exact lookup 1-2 us when the memo has the state and 10-20 us when
+# it does not (a search call); estimate_nodes counts about twice the nodes; the samples
+# visit 0.17-0.94 of an exact tail's estimate with rollouts, 0.03-0.12 with the closest
+# bot; a policy turn by 16 (32) rollouts leaves about 0.25 (0.2) of the closest bot's excess.
+LEAF_COST = 10
+ESTIMATE_SHARE = 0.5
+TAIL_SHARE_CLOSEST, TAIL_SHARE_ROLLOUTS = 0.15, 0.5
+POLICY_WEIGHT = {0: 1.0, 16: 0.25, 32: 0.2}
+POLICY_STREAM = 1 << 62  # the policy's draws: streams (seed, POLICY_STREAM + card, sample)
+
+
+@jit
+def _new_memo():
+    """An empty exact-continuation memo (made in a kernel: a typed dict made from Python
+    compiles for seconds at every start). One memo serves a whole run."""
+    return Dict.empty(key_type=exact.KEY_TYPE, value_type=exact.VALUE_TYPE)
+
+
+@jit
+def _exact_value(table, owner, deck_size, known_count, hidden_count, professional, memo, stats,
+                 max_resolved, words, result):
+    """The exact random value of a turn-boundary state, player 1 to choose its card: from
+    the memo, or searched and then memoised under its own key (exact._search memoises
+    the states below its root, not the root)."""
+    _pack_key(table, owner, deck_size, professional, words)
+    key = _key_tuple(words)
+    if key in memo:
+        stats[HITS] += 1
+        return memo[key]
+    _search(table, owner, deck_size, known_count, hidden_count, professional, MODEL_RANDOM, -1,
+            memo, stats, max_resolved, result)
+    if not stats[ABORTED]:
+        memo[key] = result[0]
+    return result[0]
 
 
 @jit
 def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, hidden_count,
                       professional, exact_child, memo, stats, max_resolved, words, result):
-    """Resolve one turn (cards sorted ascending, tags: owner of each); player 1's row
-    choice minimises its cows now plus, if exact_child, the exact value after the turn.
-    Returns (total, cows now) for player 1 and leaves ``table`` as the chosen line."""
+    """Resolve one turn (cards sorted ascending, tags: owner of each).
+
+    If exact_child, player 1's row choice minimises its cows now plus the exact value
+    after the turn, and that sum is returned. Otherwise every card, player 1's too,
+    follows the rule-following choice (engine ``_place_card`` with -1: fewest cows,
+    ties to the row whose last card is lowest). Returns (total, cows now) for player 1
+    and leaves ``table`` as the line played."""
     for a in range(width):
         owner[cards[a]] = OWNER_GONE
     mine_at = 0
@@ -52,8 +107,13 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
             mine_at = a
     for a in range(mine_at):  # cards below player 1's: rule-following owners
         _place_card(table, cards[a], professional, -1, -1)
+    if not exact_child:
+        cows = _place_card(table, cards[mine_at], professional, -1, -1)[2]
+        for a in range(mine_at + 1, width):
+            _place_card(table, cards[a], professional, -1, -1)
+        return float(cows), float(cows)
     kind = _find_end(table, cards[mine_at], professional)[0]
-    options = ROW_COUNT if kind == END_TAKE else (2 if kind == END_TIE else 1)
+    options = option_count(table, cards[mine_at], professional)
     best_total, best_now = math.inf, 0.0
     best_table = table.copy()
     for o in range(options):
@@ -63,13 +123,9 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
                            o if (options > 1 and kind == END_TIE) else -1)[2]
         for a in range(mine_at + 1, width):
             _place_card(line, cards[a], professional, -1, -1)
-        total = float(cows)
-        if exact_child:
-            total += _state_value(line, owner, deck_size, known_count, hidden_count,
-                                  professional, MODEL_RANDOM, memo, stats, max_resolved,
-                                  words, result)
-        elif options > 1:  # greedy, rule-following: fewest cows now (ties: first option)
-            total = float(cows)
+        total = float(cows) + _exact_value(line, owner, deck_size, known_count, hidden_count,
+                                           professional, memo, stats, max_resolved, words,
+                                           result)
         if total < best_total:
             best_total, best_now = total, float(cows)
             best_table[:] = line
@@ -78,79 +134,161 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
 
 
 @jit
-def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional, card,
-                card_index, first_sample, sample_count, exact_depth, seed, memo, stats,
-                max_resolved, values, cows_now):
-    """Samples first_sample.. of ``card``: values[i] = player 1's cows to the end of the
-    round, cows_now[i] = its cows this turn."""
+def _scratch(deck_size, known_count, hidden_count):
+    """Work arrays for one playout: (hand, known hands, pool, turn cards, their owners,
+    order, sorted cards, sorted owners, key words, search result)."""
     width = known_count + hidden_count + 1
+    return (np.zeros(10, np.int64), np.zeros((max(known_count, 1), 10), np.int64),
+            np.zeros(deck_size, np.int64), np.zeros(width, np.int64), np.zeros(width, np.int64),
+            np.zeros(width, np.int64), np.zeros(width, np.int64), np.zeros(width, np.int64),
+            np.zeros(exact.KEY_WORDS, np.int64), np.zeros(3))
+
+
+@jit
+def _play_turn(table, owner, card, deck_size, known_count, hidden_count, professional,
+               exact_child, rng, memo, stats, max_resolved, scratch):
+    """One turn: player 1 plays ``card``, the opponents' cards are drawn from ``rng`` as
+    the model says (known hands: one card each, uniformly; hidden hands: a uniform set
+    from the pool). Returns (player 1's value, its cows now); see _turn_with_choice."""
+    _, known, pool, cards, tags, order, sorted_cards, sorted_tags, words, result = scratch
+    width = known_count + hidden_count + 1
+    cards[0] = card
+    tags[0] = OWNER_P1
+    for j in range(known_count):
+        size = _cards_of(owner, deck_size, 2 + j, known[j])
+        cards[1 + j] = known[j, _rng_below(rng, size)]
+        tags[1 + j] = 2 + j
+    if hidden_count:
+        pool_count = _cards_of(owner, deck_size, OWNER_POOL, pool)
+        for t in range(hidden_count):  # partial Fisher-Yates
+            u = t + _rng_below(rng, pool_count - t)
+            pool[t], pool[u] = pool[u], pool[t]
+            cards[1 + known_count + t] = pool[t]
+            tags[1 + known_count + t] = OWNER_POOL
+    _turn_order(cards, width, order)
+    for a in range(width):
+        sorted_cards[a] = cards[order[a]]
+        sorted_tags[a] = tags[order[a]]
+    return _turn_with_choice(table, owner, sorted_cards, sorted_tags, width, deck_size,
+                             known_count, hidden_count, professional, exact_child, memo,
+                             stats, max_resolved, words, result)
+
+
+@jit
+def _playout(table, owner, card, deck_size, known_count, hidden_count, professional,
+             exact_depth, rng, bot_rng, memo, stats, max_resolved, scratch):
+    """Play the rest of the round from a turn boundary, player 1 playing ``card`` now and
+    its later cards by the ``closest`` bot, until the exact continuation takes over
+    (player 1 holds at most exact_depth cards after a turn). Changes table and owner.
+    Returns (player 1's cows to the end of the round, its cows this turn)."""
+    hand = scratch[0]
+    total, first_now = 0.0, 0.0
+    turn = 0
+    while True:
+        k = _cards_of(owner, deck_size, OWNER_P1, hand)
+        if turn > 0:
+            card = hand[_pick_card(BOT_CLOSEST, hand, k, table, professional, bot_rng)]
+        exact_child = k - 1 <= exact_depth
+        value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
+                                professional, exact_child and k > 1, rng, memo, stats,
+                                max_resolved, scratch)
+        if turn == 0:
+            first_now = now
+        total += value
+        turn += 1
+        if exact_child or k == 1:
+            return total, first_now
+
+
+@jit
+def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, professional,
+                   exact_depth, rollouts, policy_rng, memo, stats, max_resolved, scratch):
+    """Index into ``hand`` of the card with the fewest cows to the end of the round over
+    ``rollouts`` playouts each (the same opponent draws for every card: see _playout);
+    ties: the closest bot's order (cows if played alone, gap to the row end, lowest)."""
+    q = np.zeros(k)
+    line = table.copy()
+    held = owner.copy()
     rng = np.zeros(1, np.uint64)
+    base_rng = np.zeros(1, np.uint64)
+    for r in range(rollouts):
+        stream = _rng_below(policy_rng, 1 << 31)
+        for h in range(k):
+            line[:] = table
+            held[:] = owner
+            rng[0] = _rng_seed(stream, 0)
+            base_rng[0] = _rng_seed(stream, 1)
+            q[h] += _playout(line, held, hand[h], deck_size, known_count, hidden_count,
+                             professional, exact_depth, rng, base_rng, memo, stats,
+                             max_resolved, scratch)[0]
+    best, best_cost, best_gap = 0, 1 << 30, 1 << 30
+    for h in range(k):
+        _, gap, cost = _landing(table, hand[h], professional)
+        if h == 0 or q[h] < q[best] or (q[h] == q[best] and (
+                cost < best_cost or (cost == best_cost and (
+                    gap < best_gap or (gap == best_gap and hand[h] < hand[best]))))):
+            best, best_cost, best_gap = h, cost, gap
+    return best
+
+
+@jit
+def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional, card,
+                card_index, first_sample, sample_count, exact_depth, rollouts, seed, memo,
+                stats, max_resolved, values, cows_now):
+    """Samples first_sample.. of ``card``: values[i] = player 1's cows to the end of the
+    round, cows_now[i] = its cows this turn. Later cards: rollouts (rollouts > 0) or
+    the closest bot (0)."""
+    rng = np.zeros(1, np.uint64)
+    policy_rng = np.zeros(1, np.uint64)
     owner = owner0.copy()
     table = table0.copy()
-    hand = np.zeros(10, np.int64)
-    known = np.zeros((max(known_count, 1), 10), np.int64)
-    pool = np.zeros(deck_size, np.int64)
-    cards = np.zeros(width, np.int64)
-    tags = np.zeros(width, np.int64)
-    order = np.zeros(width, np.int64)
-    sorted_cards = np.zeros(width, np.int64)
-    sorted_tags = np.zeros(width, np.int64)
-    words = np.zeros(exact.KEY_WORDS, np.int64)
-    result = np.zeros(3)
+    scratch = _scratch(deck_size, known_count, hidden_count)
+    inner = _scratch(deck_size, known_count, hidden_count)
+    hand = scratch[0]
     for i in range(sample_count):
-        rng[0] = _rng_seed(seed, (card_index << 40) + first_sample + i)
+        stream = (card_index << 40) + first_sample + i
+        rng[0] = _rng_seed(seed, stream)
+        policy_rng[0] = _rng_seed(seed, POLICY_STREAM + stream)
         owner[:] = owner0
         table[:] = table0
-        total, first_now = 0.0, 0.0
-        turn = 0
+        if rollouts == 0:
+            values[i], cows_now[i] = _playout(table, owner, card, deck_size, known_count,
+                                              hidden_count, professional, exact_depth, rng,
+                                              policy_rng, memo, stats, max_resolved, scratch)
+            continue
+        total, turn = 0.0, 0
         while True:
             k = _cards_of(owner, deck_size, OWNER_P1, hand)
-            if turn == 0:
-                cards[0] = card
+            if turn > 0 and k > 1:
+                card_now = hand[_rollout_index(hand, k, table, owner, deck_size, known_count,
+                                               hidden_count, professional, exact_depth,
+                                               rollouts, policy_rng, memo, stats,
+                                               max_resolved, inner)]
             else:
-                cards[0] = hand[_pick_card(BOT_CLOSEST, hand, k, table, professional, rng)]
-            tags[0] = OWNER_P1
-            for j in range(known_count):
-                size = _cards_of(owner, deck_size, 2 + j, known[j])
-                cards[1 + j] = known[j, _rng_below(rng, size)]
-                tags[1 + j] = 2 + j
-            if hidden_count:
-                pool_count = _cards_of(owner, deck_size, OWNER_POOL, pool)
-                for t in range(hidden_count):  # partial Fisher-Yates
-                    u = t + _rng_below(rng, pool_count - t)
-                    pool[t], pool[u] = pool[u], pool[t]
-                    cards[1 + known_count + t] = pool[t]
-                    tags[1 + known_count + t] = OWNER_POOL
-            _turn_order(cards, width, order)
-            for a in range(width):
-                sorted_cards[a] = cards[order[a]]
-                sorted_tags[a] = tags[order[a]]
+                card_now = card if turn == 0 else hand[0]
             exact_child = k - 1 <= exact_depth
-            value, now = _turn_with_choice(table, owner, sorted_cards, sorted_tags, width,
-                                           deck_size, known_count, hidden_count, professional,
-                                           exact_child and k > 1, memo, stats, max_resolved,
-                                           words, result)
+            value, now = _play_turn(table, owner, card_now, deck_size, known_count,
+                                    hidden_count, professional, exact_child and k > 1, rng,
+                                    memo, stats, max_resolved, scratch)
             if turn == 0:
-                first_now = now
+                cows_now[i] = now
             total += value
             turn += 1
             if exact_child or k == 1:
                 break
         values[i] = total
-        cows_now[i] = first_now
 
 
 @jit
 def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, professional,
-                      cards, first_sample, sample_count, exact_depth, seed, stats, values,
-                      cows_now):
-    """Samples first_sample.. of every card (values[i, s], cows_now[i, s]); the exact
-    continuation's memo is made here and shared by the batch."""
-    memo = Dict.empty(key_type=exact.KEY_TYPE, value_type=exact.VALUE_TYPE)
+                      cards, first_sample, sample_count, exact_depth, rollouts, seed, memo,
+                      stats, values, cows_now):
+    """Samples first_sample.. of every card (values[i, s], cows_now[i, s]); ``memo``
+    holds the exact continuation's values across batches."""
     for i in range(cards.shape[0]):
         _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional,
-                    cards[i], i, first_sample, sample_count, exact_depth, seed, memo, stats,
-                    1 << 62, values[i], cows_now[i])
+                    cards[i], i, first_sample, sample_count, exact_depth, rollouts, seed,
+                    memo, stats, 1 << 62, values[i], cows_now[i])
 
 
 @dataclass(frozen=True)
@@ -173,53 +311,176 @@ class MonteCarloResult:
     seconds: float
     complete: bool  # False if a time limit or Ctrl-C stopped it early
     nodes: int      # exact-continuation nodes resolved
+    cards_left: int = 0
+    rollouts: int = 0
+
+    @property
+    def later_exact(self) -> bool:
+        """True if no later turn is played by the policy: the figures then estimate the
+        exact random value itself."""
+        return self.exact_depth >= self.cards_left - 1
 
     @property
     def later_play(self) -> str:
-        return later_play_text(self.exact_depth)
+        return later_play_text(self.exact_depth, self.cards_left, self.rollouts)
+
+    @property
+    def quantity(self) -> str:
+        return quantity_text(self.exact_depth, self.cards_left, self.rollouts)
+
+    def difference(self, card: int, other: int) -> tuple[float, float]:
+        """(mean, standard error) of card's value minus other's (independent samples)."""
+        a, b = (next(c for c in self.cards if c.card == x) for x in (card, other))
+        return a.value - b.value, math.hypot(a.stderr, b.stderr)
 
 
-def later_play_text(exact_depth: int) -> str:
+def policy_text(rollouts: int) -> str:
+    if rollouts <= 0:
+        return "the 'closest' bot"
+    return (f"rollouts ({rollouts} playouts per card in hand, the card with the fewest cows; "
+            "in a playout your next cards are the 'closest' bot's)")
+
+
+def later_play_text(exact_depth: int, cards_left: int, rollouts: int) -> str:
+    """How player 1's later turns are played inside the samples."""
+    if exact_depth >= cards_left - 1:
+        return ("your later turns: optimal, by exact search from the next turn on (exact "
+                "values; your row choice this turn optimal too)")
+    rows = "row choices rule-following (fewest cows, ties to the lowest last card)"
     if exact_depth <= 0:
-        return ("player 1's later cards: the 'closest' bot; row choices: fewest cows now; "
-                "the last turn's row choice optimal")
-    return (f"player 1's later cards: the 'closest' bot while it holds more than "
-            f"{exact_depth + 1} cards, then optimal play found by exact search "
-            f"(exact values from {exact_depth} cards left)")
+        return f"your later cards: {policy_text(rollouts)}; {rows}"
+    return (f"your later cards: {policy_text(rollouts)} while you hold more than "
+            f"{exact_depth} cards, then optimal by exact search (exact values from "
+            f"{exact_depth} cards left); {rows} until then")
 
 
-def choose_exact_depth(position: Position, budget: int = SAMPLE_NODE_BUDGET) -> int:
-    """The most cards left at which exact continuation costs at most ``budget`` nodes."""
-    best = 0
-    for e in range(1, position.cards_left):
-        if exact.estimate_nodes(position, cards_left=e) <= budget:
-            best = e
-    return best
+def quantity_text(exact_depth: int, cards_left: int, rollouts: int) -> str:
+    """What the Monte Carlo figures estimate."""
+    if exact_depth >= cards_left - 1:
+        return ("expected cows: the random model's value (your later turns played "
+                "optimally), up to sampling noise")
+    policy = "rollouts" if rollouts > 0 else "the 'closest' bot"
+    until = (f" while you hold more than {exact_depth} cards, then optimally"
+             if exact_depth > 0 else "")
+    return (f"expected cows with your later cards played by {policy}{until}: an upper bound "
+            "on the random model's value (optimal play takes at most this, up to sampling "
+            "noise)")
+
+
+def tail_estimate(position: Position, exact_depth: int) -> int:
+    """Estimated nodes of exact search over every state reachable from ``position`` in
+    which player 1 holds at most ``exact_depth`` cards: the turns of
+    ``exact.estimate_nodes`` from that point on."""
+    k = position.cards_left
+    known = sum(1 for h in position.hands[1:] if h is not None)
+    hidden = len(position.hidden_players)
+    pool = len(position.pool)
+    tree, total = 1, 0
+    for d in range(k):  # d turns played
+        kd = k - d
+        joint = kd * kd ** known * math.comb(max(pool - hidden * d, 0), hidden)
+        if kd <= exact_depth:
+            card_sets = math.comb(k, d) ** (1 + known) * math.comb(max(pool, 0), hidden * d)
+            total += min(tree, card_sets * exact.ROW_FACTOR) * joint
+        tree *= joint
+    return exact.CHOICE_FACTOR * total
+
+
+def policy_turns(cards_left: int, exact_depth: int) -> range:
+    """Hand sizes at which the policy chooses player 1's card (2 or more cards)."""
+    return range(max(exact_depth + 1, 2), cards_left)
+
+
+def leaves_per_sample(cards_left: int, exact_depth: int, rollouts: int) -> int:
+    """Exact lookups of one sample: its own, and one per playout."""
+    if exact_depth < 1:
+        return 0
+    return 1 + sum(m * rollouts for m in policy_turns(cards_left, exact_depth))
+
+
+def rollout_work(cards_left: int, exact_depth: int, rollouts: int) -> int:
+    """Playout turns of one sample's policy turns: at a turn with m cards, m x rollouts
+    playouts of m - exact_depth turns (exact_depth >= 1) or m turns (0)."""
+    return sum(m * rollouts * (m - exact_depth if exact_depth >= 1 else m)
+               for m in policy_turns(cards_left, exact_depth))
+
+
+def plan_cost(position: Position, exact_depth: int, rollouts: int) -> float:
+    """Planned work of PLAN_SAMPLES samples per card, in nodes (an exact-search node and a
+    playout turn take about a microsecond each, a memo lookup LEAF_COST of them): the
+    exact continuation's nodes (the samples share one memo: at most TAIL_SHARE of its
+    tail, at most one fresh state per lookup, ESTIMATE_SHARE of its estimate) plus the
+    lookups and the playout turns."""
+    samples = PLAN_SAMPLES * position.cards_left
+    k = position.cards_left
+    lookups = samples * leaves_per_sample(k, exact_depth, rollouts)
+    share = TAIL_SHARE_CLOSEST if rollouts == 0 and exact_depth < k - 1 else TAIL_SHARE_ROLLOUTS
+    nodes = 0.0
+    if exact_depth >= 1:
+        nodes = min(share * tail_estimate(position, exact_depth),
+                    ESTIMATE_SHARE * lookups * exact.estimate_nodes(position,
+                                                                    cards_left=exact_depth))
+    return nodes + LEAF_COST * lookups + samples * rollout_work(k, exact_depth, rollouts)
+
+
+def plan_bias(cards_left: int, exact_depth: int, rollouts: int) -> float:
+    """How far above the exact value a plan is expected to land, in units of one turn
+    played by the closest bot: its policy turns times POLICY_WEIGHT (0: exact)."""
+    if exact_depth >= cards_left - 1:
+        return 0.0
+    return POLICY_WEIGHT[rollouts] * len(policy_turns(cards_left, exact_depth))
+
+
+def plan(position: Position, budget: int = NODE_BUDGET) -> tuple[int, int]:
+    """(exact_depth, rollouts) within ``budget``: of the plans whose plan_cost fits, the
+    one with the least plan_bias (then the deeper exact continuation, then more
+    rollouts). A function of the position and the budget only, never of the sample
+    count or a time limit, so figures depend only on (seed, samples, budget)."""
+    k = position.cards_left
+    plans = [(0, 0)] + [(depth, rollouts) for rollouts in (0, *ROLLOUT_CHOICES)
+                        for depth in range(k - 1) if policy_turns(k, depth) or rollouts == 0
+                        if plan_cost(position, depth, rollouts) <= budget]
+    if k > 1 and plan_cost(position, k - 1, 0) <= budget:
+        plans.append((k - 1, 0))  # exact from the next turn: no policy turn
+    return min(plans, key=lambda p: (plan_bias(k, *p), -p[0], -p[1]))
 
 
 def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                    time_limit: float | None = None, exact_depth: int | None = None,
                    progress: Callable[[int], None] | None = None,
-                   batch: int = 64) -> MonteCarloResult:
+                   batch: int = 64, rollouts: int | None = None,
+                   node_budget: int = NODE_BUDGET) -> MonteCarloResult:
     """Estimate every card's expected cows (model random) by sampling.
 
     Cards are sampled round robin in batches, so a time limit or Ctrl-C leaves every
     card with about the same number of samples; each sample's stream is fixed by
-    (seed, card, sample index).
+    (seed, card, sample index). ``exact_depth`` and ``rollouts`` (0: later cards by
+    the closest bot) default to ``plan(position, node_budget)``.
     """
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
+    if rollouts is not None and rollouts < 0:
+        raise NimmtError("rollouts must be 0 or more")
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
-    depth = choose_exact_depth(position) if exact_depth is None else exact_depth
+    if exact_depth is None:
+        depth, planned = plan(position, node_budget)
+    else:
+        depth = exact_depth
+        planned = next((r for r in ROLLOUT_CHOICES
+                        if plan_cost(position, depth, r) <= node_budget), 0)
+    rollouts = planned if rollouts is None else rollouts
+    if not policy_turns(position.cards_left, depth):
+        rollouts = 0  # no later card is chosen by a policy
     stats = np.zeros(exact.STAT_SLOTS, np.int64)
     hand = position.hand
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
     done = 0
     if not _montecarlo_batch.signatures:  # compile or load first: times are the sampling's
         _montecarlo_batch(table, owner, position.deck_size, known, hidden, position.professional,
-                          np.asarray(hand, np.int64), 0, 0, depth, seed, stats.copy(),
-                          np.zeros((len(hand), 0)), np.zeros((len(hand), 0)))
+                          np.asarray(hand, np.int64), 0, 0, depth, rollouts, seed, _new_memo(),
+                          stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)))
+    memo = _new_memo()
     start = time.perf_counter()
     complete = True
     try:
@@ -230,7 +491,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
             now = np.zeros((len(hand), size))
             _montecarlo_batch(table, owner, position.deck_size, known, hidden,
                               position.professional, np.asarray(hand, np.int64), done, size,
-                              depth, seed, stats, values, now)
+                              depth, rollouts, seed, memo, stats, values, now)
             batches.append((values, now))
             done += size
             if time.perf_counter() - t0 < 0.05 and batch < 8192:
@@ -255,4 +516,4 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
     return MonteCarloResult(tuple(cards), depth, time.perf_counter() - start, complete,
-                            int(stats[exact.RESOLVED]))
+                            int(stats[exact.RESOLVED]), position.cards_left, rollouts)

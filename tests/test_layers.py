@@ -67,7 +67,10 @@ UNDERSCORE_ALLOWED = {
     ("solver.montecarlo", "solver.engine", "_rng_seed"),
     ("solver.montecarlo", "solver.engine", "_turn_order"),
     ("solver.montecarlo", "solver.exact", "_cards_of"),
-    ("solver.montecarlo", "solver.exact", "_state_value"),
+    ("solver.montecarlo", "solver.engine", "_landing"),
+    ("solver.montecarlo", "solver.exact", "_key_tuple"),
+    ("solver.montecarlo", "solver.exact", "_pack_key"),
+    ("solver.montecarlo", "solver.exact", "_search"),
 }
 
 
