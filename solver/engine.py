@@ -65,7 +65,7 @@ _COWS = COWS  # frozen into the kernels as a constant
 # doubles playout speed. The bias of the bounded draw is below bound / 2**32.
 
 @jit_inline
-def _rng_seed(seed, stream):
+def rng_seed(seed, stream):
     """A generator state for (seed, stream): splitmix64 of both."""
     z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(stream) + np.uint64(1)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -75,7 +75,7 @@ def _rng_seed(seed, stream):
 
 
 @jit_inline
-def _rng_below(rng, bound):
+def rng_below(rng, bound):
     """A uniform integer in [0, bound); advances rng[0]."""
     x = rng[0]
     x ^= x >> np.uint64(12)
@@ -187,12 +187,8 @@ def place_card(table, card, professional, take_row, tie_side):
     return place_at_end(table, card, kind, row_a, row_b, take_row, tie_side)
 
 
-# Old spellings, until every caller uses the public names.
-_find_end, _place_card, _rule_take_row = find_end, place_card, rule_take_row
-
-
 @jit_inline
-def _turn_order(cards, n, order):
+def turn_order(cards, n, order):
     """Players sorted by their card, ascending (insertion sort, n <= 10)."""
     for i in range(n):
         p = i
@@ -209,7 +205,7 @@ def _resolve_turn(table, cards, n, professional, take_rows, tie_sides,
     """Resolve one turn in place, lowest card first. ``cows[p]`` += what player p
     takes; step_rows/step_sides[p] say where p's card went; ``order`` is scratch
     and ends holding the players in placing order."""
-    _turn_order(cards, n, order)
+    turn_order(cards, n, order)
     for i in range(n):
         p = order[i]
         r, side, taken = place_card(table, cards[p], professional, take_rows[p], tie_sides[p])
@@ -250,7 +246,7 @@ def _resolve_turn_cards(row_cards, lens, cards, n, professional, take_rows, tie_
     table = np.empty((ROW_COUNT, 4), np.int64)
     _table_from_cards(row_cards, lens, table)
     order = np.zeros(n, np.int64)
-    _turn_order(cards, n, order)
+    turn_order(cards, n, order)
     for i in range(n):
         p = order[i]
         card = cards[p]
@@ -281,7 +277,7 @@ def _resolve_turns_traced(row_cards_b, lens_b, cards_b, n_b, professional_b, tak
 # ---------------------------------------------------------------- bots
 
 @jit_inline
-def _landing(table, card, professional):
+def landing(table, card, professional):
     """(kind, gap, cost) if ``card`` were played alone: how it lands, its distance to
     the end it joins (0 for a take), the cows it takes by the rule-following choice."""
     kind, a, b = find_end(table, card, professional)
@@ -300,7 +296,7 @@ def _closest_index(hand, count, table, professional, skip_takes):
     card takes one, the cheapest (ties: lowest card). -1 if every card is skipped."""
     best, best_cost, best_gap, best_card = -1, 1 << 30, 1 << 30, 1 << 30
     for i in range(count):
-        kind, gap, cost = _landing(table, hand[i], professional)
+        kind, gap, cost = landing(table, hand[i], professional)
         if skip_takes and kind == END_TAKE:
             continue
         if (cost < best_cost or (cost == best_cost and gap < best_gap)
@@ -319,10 +315,10 @@ def _extreme_index(hand, count, highest):
 
 
 @jit
-def _pick_card(bot, hand, count, table, professional, rng):
+def pick_card(bot, hand, count, table, professional, rng):
     """Index into ``hand`` of the card ``bot`` plays (README, "Bots")."""
     if bot == BOT_RANDOM or count == 1:
-        return _rng_below(rng, count)
+        return rng_below(rng, count)
     if bot == BOT_LOWKEEPER:
         lowest = _extreme_index(hand, count, False)
         if find_end(table, hand[lowest], professional)[0] == END_TAKE:
@@ -332,7 +328,7 @@ def _pick_card(bot, hand, count, table, professional, rng):
             return lowest if i < 0 else i
     i = _closest_index(hand, count, table, professional, False)
     if bot == BOT_DUMPER:
-        _, gap, cost = _landing(table, hand[i], professional)
+        _, gap, cost = landing(table, hand[i], professional)
         if cost > 0 or gap > FAR_GAP:
             return _extreme_index(hand, count, True)
     return i
@@ -343,7 +339,7 @@ def _draft_pick(bot, pool, pool_count, rng):
     """Index into ``pool`` of the card a bot drafts (logic variant): random, or the
     fewest cows (ties: the lowest card)."""
     if bot == BOT_RANDOM:
-        return _rng_below(rng, pool_count)
+        return rng_below(rng, pool_count)
     best = 0
     for i in range(1, pool_count):
         c, b = pool[i], pool[best]
@@ -373,7 +369,7 @@ def _deal(n, deck_size, logic, start, bots, table, hands, deck, rng):
         row_start = 0
     else:  # Fisher-Yates, drawing only the cards dealt
         for i in range(HAND_SIZE * n + ROW_COUNT):
-            j = i + _rng_below(rng, deck_size - i)
+            j = i + rng_below(rng, deck_size - i)
             deck[i], deck[j] = deck[j], deck[i]
         for p in range(n):
             for i in range(HAND_SIZE):
@@ -395,9 +391,9 @@ def _play_round(table, hands, n, professional, bots, cows, plays_log, scratch, r
         count = HAND_SIZE - turn
         for p in range(n):
             if bots[p] == BOT_RANDOM:  # the hot case, without a call
-                i = _rng_below(rng, count)
+                i = rng_below(rng, count)
             else:
-                i = _pick_card(bots[p], hands[p], count, table, professional, rng)
+                i = pick_card(bots[p], hands[p], count, table, professional, rng)
             cards[p] = hands[p, i]
             hands[p, i] = hands[p, count - 1]
             if plays_log.shape[0] > turn:
@@ -422,7 +418,7 @@ def _play_games(first_game, game_count, n, deck_size, logic, professional, thres
     no_log = np.zeros((0, n), np.int64)
     rng = np.zeros(1, np.uint64)
     for j in range(game_count):
-        rng[0] = _rng_seed(seed, first_game + j)
+        rng[0] = rng_seed(seed, first_game + j)
         totals[j, :] = 0
         played = 0
         while True:
@@ -561,8 +557,8 @@ def bot_card(bot: str, hand: Sequence[int], rows: Sequence[Sequence[int]],
     if not hand:
         raise NimmtError("the hand is empty")
     cards = np.asarray(hand, np.int64)
-    rng = np.array([_rng_seed(seed, 0)], np.uint64)
-    return int(cards[_pick_card(codes[0], cards, len(cards), row_table(rows), professional, rng)])
+    rng = np.array([rng_seed(seed, 0)], np.uint64)
+    return int(cards[pick_card(codes[0], cards, len(cards), row_table(rows), professional, rng)])
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .engine import _COWS, COWS_COLUMN, FIRST, LAST, LENGTH, jit, row_table
+from .engine import COWS_COLUMN, FIRST, LAST, LENGTH, jit, row_table
 from .errors import (BudgetExceeded, MemoryExceeded, NimmtError, SearchInterrupted, SearchStopped,
                      param)
 from .position import Position
-from .rules import HAND_SIZE, ROW_COUNT
+from .rules import COWS, HAND_SIZE, ROW_COUNT
 from .turns import (RULE_OPTION, card_options, play_found_option, play_option,
                     sort_turn_row)
 
@@ -56,7 +56,7 @@ ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
 CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmarks/analysis.py)
 
 
-# Memo key layout (_pack_key), until the shared state key replaces it. Professional:
+# Memo key layout (pack_memo_key), until the shared state key replaces it. Professional:
 # words 0-1 hold the rows by last card, two a word, ROW_FIELD_BITS apart, each as
 #   first | last << KEY_LAST | length << KEY_LENGTH | cows << KEY_COWS
 # and words 2.. every card's owner, OWNER_FIELD_BITS each, OWNERS_PER_WORD a word.
@@ -71,7 +71,7 @@ CARD_COWS, CARD_FIELD_BITS, CARDS_PER_WORD, CARD_WORDS_AT = 4, 7, 9, 1
 
 
 @jit
-def _pack_key(table, owner, deck_size, professional, words):
+def pack_memo_key(table, owner, deck_size, professional, words):
     """The memo key of a turn-boundary state, written into ``words`` (layout above).
 
     Rows are listed in order of their last card (a row's number never matters).
@@ -105,7 +105,7 @@ def _pack_key(table, owner, deck_size, professional, words):
     for c in range(1, deck_size + 1):
         if owner[c] != OWNER_GONE:
             words[CARD_WORDS_AT + slot // CARDS_PER_WORD] |= (
-                (owner[c] | (_COWS[c] << CARD_COWS))
+                (owner[c] | (COWS[c] << CARD_COWS))
                 << (CARD_FIELD_BITS * (slot % CARDS_PER_WORD)))
             slot += 1
     in_play = slot
@@ -121,13 +121,13 @@ def _pack_key(table, owner, deck_size, professional, words):
 
 
 @jit
-def _key_tuple(w):
+def memo_key(w):
     return (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12],
             w[13])
 
 
 @jit
-def _cards_of(owner, deck_size, who, out):
+def cards_of(owner, deck_size, who, out):
     count = 0
     for c in range(1, deck_size + 1):
         if owner[c] == who:
@@ -159,7 +159,7 @@ def _stop_reason(memo, stats, max_resolved):
 
 
 @jit
-def _search(table0, owner, deck_size, known_count, hidden_count, professional, model,
+def search_state(table0, owner, deck_size, known_count, hidden_count, professional, model,
             root_card, memo, stats, max_resolved, result):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
@@ -245,8 +245,8 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
             if b_k[d_tf] == 1:  # that was player 1's last card
                 rv, rn, rt, have_ret = d_pend, d_now, d_took, True
                 continue
-            _pack_key(work, owner, deck_size, professional, words)
-            key = _key_tuple(words)
+            pack_memo_key(work, owner, deck_size, professional, words)
+            key = memo_key(words)
             if key in memo:
                 stats[HITS] += 1
                 stored = memo[key]
@@ -292,12 +292,12 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
         if f_fresh[f]:
             f_fresh[f] = 0
             stats[STATES] += 1
-            b_k[f] = _cards_of(owner, deck_size, OWNER_P1, b_hand[f])
+            b_k[f] = cards_of(owner, deck_size, OWNER_P1, b_hand[f])
             product = 1
             for j in range(known_count):
-                b_sizes[f, j] = _cards_of(owner, deck_size, 2 + j, b_known[f, j])
+                b_sizes[f, j] = cards_of(owner, deck_size, 2 + j, b_known[f, j])
                 product *= b_sizes[f, j]
-            b_pool_count[f] = _cards_of(owner, deck_size, OWNER_POOL, b_pool[f])
+            b_pool_count[f] = cards_of(owner, deck_size, OWNER_POOL, b_pool[f])
             b_set_count[f] = product * _binomial(b_pool_count[f], hidden_count)
             b_h[f] = -1
             f_best[f], f_best_now[f], f_best_took[f] = math.inf, 0.0, 0.0
@@ -358,10 +358,10 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
         if finished:  # return the state's value
             if f == 0:
                 if root_card < 0:
-                    memo[_key_tuple(b_key[0])] = f_best[0]
+                    memo[memo_key(b_key[0])] = f_best[0]
                 result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
                 return
-            memo[_key_tuple(b_key[f])] = f_best[f]
+            memo[memo_key(b_key[f])] = f_best[f]
             rv = f_best[f] + f_add[f]
             rn, rt = f_add_now[f], f_add_took[f]
             have_ret = True
@@ -394,12 +394,12 @@ def _search(table0, owner, deck_size, known_count, hidden_count, professional, m
 def _state_value(table, owner, deck_size, known_count, hidden_count, professional, model,
                  memo, stats, max_resolved, words, result):
     """Value of a turn-boundary state with player 1 choosing its card: memo first."""
-    _pack_key(table, owner, deck_size, professional, words)
-    key = _key_tuple(words)
+    pack_memo_key(table, owner, deck_size, professional, words)
+    key = memo_key(words)
     if key in memo:
         stats[HITS] += 1
         return memo[key]
-    _search(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
+    search_state(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
             stats, max_resolved, result)
     return result[0]
 
@@ -412,7 +412,7 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
     memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
     result = np.zeros(3)
     for i in range(cards.shape[0]):
-        _search(table, owner, deck_size, known_count, hidden_count, professional, model,
+        search_state(table, owner, deck_size, known_count, hidden_count, professional, model,
                 cards[i], memo, stats, max_resolved, result)
         if stats[ABORTED]:
             return

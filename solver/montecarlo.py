@@ -13,7 +13,7 @@ by the ``closest`` bot, exact from ``exact_depth`` cards on), and the card with 
 fewest cows is played; ``rollouts == 0``: the ``closest`` bot. ``plan`` picks
 (exact_depth, rollouts) from the position and a work budget.
 Row choices before the exact part follow the rule-following choice (engine
-``_place_card`` with -1). A policy is a strategy player 1 may use in the model, so
+``place_card`` with -1). A policy is a strategy player 1 may use in the model, so
 a card's estimate is an *upper bound* on its exact value, up to sampling noise;
 only when ``exact_depth >= cards_left - 1`` (no policy turn) is it the exact
 ``random`` value itself, which the tests check. ``MonteCarloResult.quantity``
@@ -35,11 +35,11 @@ import numpy as np
 from numba.typed import Dict
 
 from . import exact
-from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, _find_end, _landing, _pick_card,
-                     _place_card, _rng_below, _rng_seed, _turn_order, jit, row_table)
+from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, find_end, landing, pick_card,
+                     place_card, rng_below, rng_seed, turn_order, jit, row_table)
 from .errors import NimmtError, param
-from .exact import (ABORTED, HITS, MODEL_RANDOM, OWNER_GONE, OWNER_P1, OWNER_POOL, _cards_of,
-                    _key_tuple, _pack_key, _search)
+from .exact import (ABORTED, HITS, MODEL_RANDOM, OWNER_GONE, OWNER_P1, OWNER_POOL, cards_of,
+                    memo_key, pack_memo_key, search_state)
 from .position import Position
 from .turns import option_count
 
@@ -75,14 +75,14 @@ def _new_memo():
 def _exact_value(table, owner, deck_size, known_count, hidden_count, professional, memo, stats,
                  max_resolved, words, result):
     """The exact random value of a turn-boundary state, player 1 to choose its card: from
-    the memo, or searched and then memoised under its own key (exact._search memoises
+    the memo, or searched and then memoised under its own key (exact.search_state memoises
     the states below its root, not the root)."""
-    _pack_key(table, owner, deck_size, professional, words)
-    key = _key_tuple(words)
+    pack_memo_key(table, owner, deck_size, professional, words)
+    key = memo_key(words)
     if key in memo:
         stats[HITS] += 1
         return memo[key]
-    _search(table, owner, deck_size, known_count, hidden_count, professional, MODEL_RANDOM, -1,
+    search_state(table, owner, deck_size, known_count, hidden_count, professional, MODEL_RANDOM, -1,
             memo, stats, max_resolved, result)
     if not stats[ABORTED]:
         memo[key] = result[0]
@@ -96,7 +96,7 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
 
     If exact_child, player 1's row choice minimises its cows now plus the exact value
     after the turn, and that sum is returned. Otherwise every card, player 1's too,
-    follows the rule-following choice (engine ``_place_card`` with -1: fewest cows,
+    follows the rule-following choice (engine ``place_card`` with -1: fewest cows,
     ties to the row whose last card is lowest). Returns (total, cows now) for player 1
     and leaves ``table`` as the line played."""
     for a in range(width):
@@ -106,23 +106,23 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
         if tags[a] == OWNER_P1:
             mine_at = a
     for a in range(mine_at):  # cards below player 1's: rule-following owners
-        _place_card(table, cards[a], professional, -1, -1)
+        place_card(table, cards[a], professional, -1, -1)
     if not exact_child:
-        cows = _place_card(table, cards[mine_at], professional, -1, -1)[2]
+        cows = place_card(table, cards[mine_at], professional, -1, -1)[2]
         for a in range(mine_at + 1, width):
-            _place_card(table, cards[a], professional, -1, -1)
+            place_card(table, cards[a], professional, -1, -1)
         return float(cows), float(cows)
-    kind = _find_end(table, cards[mine_at], professional)[0]
+    kind = find_end(table, cards[mine_at], professional)[0]
     options = option_count(table, cards[mine_at], professional)
     best_total, best_now = math.inf, 0.0
     best_table = table.copy()
     for o in range(options):
         line = table.copy()
-        cows = _place_card(line, cards[mine_at], professional,
+        cows = place_card(line, cards[mine_at], professional,
                            o if (options > 1 and kind == END_TAKE) else -1,
                            o if (options > 1 and kind == END_TIE) else -1)[2]
         for a in range(mine_at + 1, width):
-            _place_card(line, cards[a], professional, -1, -1)
+            place_card(line, cards[a], professional, -1, -1)
         total = float(cows) + _exact_value(line, owner, deck_size, known_count, hidden_count,
                                            professional, memo, stats, max_resolved, words,
                                            result)
@@ -155,17 +155,17 @@ def _play_turn(table, owner, card, deck_size, known_count, hidden_count, profess
     cards[0] = card
     tags[0] = OWNER_P1
     for j in range(known_count):
-        size = _cards_of(owner, deck_size, 2 + j, known[j])
-        cards[1 + j] = known[j, _rng_below(rng, size)]
+        size = cards_of(owner, deck_size, 2 + j, known[j])
+        cards[1 + j] = known[j, rng_below(rng, size)]
         tags[1 + j] = 2 + j
     if hidden_count:
-        pool_count = _cards_of(owner, deck_size, OWNER_POOL, pool)
+        pool_count = cards_of(owner, deck_size, OWNER_POOL, pool)
         for t in range(hidden_count):  # partial Fisher-Yates
-            u = t + _rng_below(rng, pool_count - t)
+            u = t + rng_below(rng, pool_count - t)
             pool[t], pool[u] = pool[u], pool[t]
             cards[1 + known_count + t] = pool[t]
             tags[1 + known_count + t] = OWNER_POOL
-    _turn_order(cards, width, order)
+    turn_order(cards, width, order)
     for a in range(width):
         sorted_cards[a] = cards[order[a]]
         sorted_tags[a] = tags[order[a]]
@@ -185,9 +185,9 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
     total, first_now = 0.0, 0.0
     turn = 0
     while True:
-        k = _cards_of(owner, deck_size, OWNER_P1, hand)
+        k = cards_of(owner, deck_size, OWNER_P1, hand)
         if turn > 0:
-            card = hand[_pick_card(BOT_CLOSEST, hand, k, table, professional, bot_rng)]
+            card = hand[pick_card(BOT_CLOSEST, hand, k, table, professional, bot_rng)]
         exact_child = k - 1 <= exact_depth
         value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
                                 professional, exact_child and k > 1, rng, memo, stats,
@@ -212,18 +212,18 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
     rng = np.zeros(1, np.uint64)
     base_rng = np.zeros(1, np.uint64)
     for r in range(rollouts):
-        stream = _rng_below(policy_rng, 1 << 31)
+        stream = rng_below(policy_rng, 1 << 31)
         for h in range(k):
             line[:] = table
             held[:] = owner
-            rng[0] = _rng_seed(stream, 0)
-            base_rng[0] = _rng_seed(stream, 1)
+            rng[0] = rng_seed(stream, 0)
+            base_rng[0] = rng_seed(stream, 1)
             q[h] += _playout(line, held, hand[h], deck_size, known_count, hidden_count,
                              professional, exact_depth, rng, base_rng, memo, stats,
                              max_resolved, scratch)[0]
     best, best_cost, best_gap = 0, 1 << 30, 1 << 30
     for h in range(k):
-        _, gap, cost = _landing(table, hand[h], professional)
+        _, gap, cost = landing(table, hand[h], professional)
         if h == 0 or q[h] < q[best] or (q[h] == q[best] and (
                 cost < best_cost or (cost == best_cost and (
                     gap < best_gap or (gap == best_gap and hand[h] < hand[best]))))):
@@ -247,8 +247,8 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
     hand = scratch[0]
     for i in range(sample_count):
         stream = (card_index << 40) + first_sample + i
-        rng[0] = _rng_seed(seed, stream)
-        policy_rng[0] = _rng_seed(seed, POLICY_STREAM + stream)
+        rng[0] = rng_seed(seed, stream)
+        policy_rng[0] = rng_seed(seed, POLICY_STREAM + stream)
         owner[:] = owner0
         table[:] = table0
         if rollouts == 0:
@@ -258,7 +258,7 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
             continue
         total, turn = 0.0, 0
         while True:
-            k = _cards_of(owner, deck_size, OWNER_P1, hand)
+            k = cards_of(owner, deck_size, OWNER_P1, hand)
             if turn > 0 and k > 1:
                 card_now = hand[_rollout_index(hand, k, table, owner, deck_size, known_count,
                                                hidden_count, professional, exact_depth,

@@ -465,7 +465,7 @@ def test_numba_runs_uncached_when_no_safe_folder_exists(tmp_path, planted):
         cache.mkdir()
         cache.chmod(0o777)
     result = run_copy(copy, tmp, code="import solver.engine as e; import numpy as np; "
-                                      "print(e.CACHE, e._rng_seed(7, 1) != 0)")
+                                      "print(e.CACHE, e.rng_seed(7, 1) != 0)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True"]
     lines = result.stderr.splitlines()

@@ -58,20 +58,7 @@ LAYERS = {
 
 # Underscore names still imported across modules: the kernels being rewritten into one
 # module of turn kernels (issue 11, item 1). (importer, module, name); empty it as they go.
-UNDERSCORE_ALLOWED = {
-    ("solver.exact", "solver.engine", "_COWS"),
-    ("solver.montecarlo", "solver.engine", "_find_end"),
-    ("solver.montecarlo", "solver.engine", "_pick_card"),
-    ("solver.montecarlo", "solver.engine", "_place_card"),
-    ("solver.montecarlo", "solver.engine", "_rng_below"),
-    ("solver.montecarlo", "solver.engine", "_rng_seed"),
-    ("solver.montecarlo", "solver.engine", "_turn_order"),
-    ("solver.montecarlo", "solver.exact", "_cards_of"),
-    ("solver.montecarlo", "solver.engine", "_landing"),
-    ("solver.montecarlo", "solver.exact", "_key_tuple"),
-    ("solver.montecarlo", "solver.exact", "_pack_key"),
-    ("solver.montecarlo", "solver.exact", "_search"),
-}
+UNDERSCORE_ALLOWED: set[tuple[str, str, str]] = set()  # empty: keep it so
 
 
 def source_modules() -> dict[str, Path]:

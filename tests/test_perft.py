@@ -6,7 +6,7 @@ options (a take: 4 rows; a professional tie: 2 sides) branches once per option.
 We count the joint-action histories to the end of the round, the distinct
 end-of-round row states, and how many placements in the tree were takes, ties and
 sixth cards. One count walks the tree with ``reference.options``/``apply_option``,
-the other with the kernels' ``_choice_count``/``_place_card`` on a row table; both
+the other with the kernels' ``turns.option_count``/``engine.place_card`` on a row table; both
 must equal the stored numbers.
 
 Run ``python tests/test_perft.py`` to print the counts of the stored positions.
@@ -37,7 +37,7 @@ COUNTED = ("histories", "states", "takes", "ties", "sixths")
 
 def kernel_perft(rows, hands, professional):
     """The same counts from the kernels' row table; card lists kept beside it from what
-    ``_place_card`` reports (row, side, cows taken)."""
+    ``engine.place_card`` reports (row, side, cows taken)."""
     events = Counter()
     states = set()
 
