@@ -13,10 +13,10 @@ from typing import Any, Callable
 import click
 from tabulate import tabulate
 
-from solver.errors import NimmtError, SearchInterrupted, SearchStopped
-from solver.names import Method, Model, Placement, Variant
-from solver.position import Position, format_position, load_position
-from solver.rules import DEFAULT_THRESHOLD, Rules, cut, plural
+from nimmt.solver.errors import NimmtError, SearchInterrupted, SearchStopped
+from nimmt.solver.names import Method, Model, Placement, Variant
+from nimmt.solver.position import Position, format_position, load_position
+from nimmt.solver.rules import DEFAULT_THRESHOLD, Rules, cut, plural
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -27,7 +27,7 @@ class NimmtGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         if sys.stderr.isatty():  # a first run compiles the kernels: say why it is slow
-            from solver import notice
+            from nimmt.solver import notice
 
             notice.on_compile = lambda: click.echo(COMPILE_NOTICE, err=True)
         try:
@@ -132,7 +132,7 @@ class OutputPath(click.ParamType):
         self.refuse_stdout = refuse_stdout
 
     def convert(self, value, param, ctx):
-        from solver.fileio import check_output_path
+        from nimmt.solver.fileio import check_output_path
 
         if value == "-":
             if self.refuse_stdout is None:
@@ -253,7 +253,7 @@ def show(position: Position) -> None:
     Example:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
     """
-    from solver.render import render_position
+    from nimmt.solver.render import render_position
 
     click.echo(render_position(position))
 
@@ -280,7 +280,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
     adds player 2's side; ``verified`` says the strategies passed the best-response check
     (--both-sides and --verify: options of the rendering, never stored in the result)."""
-    from solver.montecarlo import Z95
+    from nimmt.solver.montecarlo import Z95
 
     pos = analysis.position
     unit = analysis.unit
@@ -413,8 +413,8 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     if nash_only and opponents != Model.NASH:
         _usage(f"{' and '.join(nash_only)} appl{'ies' if len(nash_only) == 1 else 'y'} only to "
                f"--opponents nash; add --opponents nash or drop {' and '.join(nash_only)}")
-    from solver.analysis import DEFAULT_MAX_NODES
-    from solver.analysis import analyse as run
+    from nimmt.solver.analysis import DEFAULT_MAX_NODES
+    from nimmt.solver.analysis import analyse as run
 
     used_seed = _fresh_seed(seed)
     if opponents == Model.NASH:
@@ -462,7 +462,7 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
     when it finished none). Cards are solved in hand order, so no best card is claimed."""
     if not stopped.finished:
         return
-    from solver.analysis import UNITS
+    from nimmt.solver.analysis import UNITS
 
     unit = UNITS[opponents]
     head = (f"incomplete: exact search ({opponents}) stopped ({stopped.reason}) after "
@@ -523,7 +523,7 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
       nimmt tree example --depth 2 --best-only --format text
       nimmt tree example --opponents nash --depth 1 --output example.svg
     """
-    from solver.tree import build_tree, format_tree_text, write_tree
+    from nimmt.solver.tree import build_tree, format_tree_text, write_tree
 
     if fmt == "file" and not output:
         _fail("give --output FILE (.graphml, .gexf, .json, .dot, .svg, .png) or --format text")
@@ -572,8 +572,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
     Example:
       nimmt solve-deal --seed 3
     """
-    from solver.game import deal_position, play_random_turns
-    from solver.nash import (check_nash_position, estimate_bytes, estimate_states,
+    from nimmt.solver.game import deal_position, play_random_turns
+    from nimmt.solver.nash import (check_nash_position, estimate_bytes, estimate_states,
                              largest_fitting_k)
 
     used = _fresh_seed(seed)
@@ -598,7 +598,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         _fail("not even one card fits the memory budget; raise --memory")
     start = position
     position = play_random_turns(position, k - fit, used)  # the turns that do not fit
-    from solver.analysis import analyse as run
+    from nimmt.solver.analysis import analyse as run
 
     result = run(position, opponents=Model.NASH.value, memory=memory)
     if fmt == "json":
@@ -646,7 +646,7 @@ def deal(variant: str, players: int, placement: str, cards_left: int, seed: int 
     Example:
       nimmt deal --variant tactical --players 3 --cards-left 4 --seed 7
     """
-    from solver.game import deal_position
+    from nimmt.solver.game import deal_position
 
     used = _fresh_seed(seed)
     if seed is None:  # stdout is the position alone: the seed drawn goes to stderr
@@ -685,7 +685,7 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
     Example:
       nimmt simulate --variant tactical --players 4 --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
     """
-    from solver.game import simulate as run
+    from nimmt.solver.game import simulate as run
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if len(names) == 1:
@@ -773,10 +773,10 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
     import os
     from dataclasses import replace
 
-    from puzzles.core import DEFAULT_MARGIN, Settings, generate
-    from puzzles.files import save_set
-    from puzzles.records import PuzzleSet, SetStats
-    from solver.fileio import output_target, partial_path
+    from nimmt.puzzles.core import DEFAULT_MARGIN, Settings, generate
+    from nimmt.puzzles.files import save_set
+    from nimmt.puzzles.records import PuzzleSet, SetStats
+    from nimmt.solver.fileio import output_target, partial_path
 
     used = _fresh_seed(seed)
     margin = DEFAULT_MARGIN[model] if min_margin is None else min_margin
@@ -837,7 +837,7 @@ def puzzles_list(file: str | None) -> None:
     Example:
       nimmt puzzles list two-player-endgames
     """
-    from puzzles.files import load_set, shipped_sets
+    from nimmt.puzzles.files import load_set, shipped_sets
 
     if file is None:
         rows = []
@@ -867,8 +867,8 @@ def puzzles_show(file: str, ident: str | None, solution: bool) -> None:
     Example:
       nimmt puzzles show two-player-endgames 3 --solution
     """
-    from puzzles import render
-    from puzzles.files import find_puzzle, load_set
+    from nimmt.puzzles import render
+    from nimmt.puzzles.files import find_puzzle, load_set
 
     data = load_set(file)
     chosen = [find_puzzle(data, ident)] if ident else data.puzzles[:1]
@@ -898,8 +898,8 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
     """
     import random
 
-    from puzzles import render
-    from puzzles.files import load_set
+    from nimmt.puzzles import render
+    from nimmt.puzzles.files import load_set
 
     data = load_set(file)
     chosen = list(data.puzzles)
@@ -928,8 +928,8 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
                 click.echo("correct!")
                 click.echo(render.solution(puzzle))
             else:
-                from puzzles.core import refutation
-                from solver.position import parse_position
+                from nimmt.puzzles.core import refutation
+                from nimmt.solver.position import parse_position
 
                 regret = puzzle.values[card] - puzzle.values[puzzle.solution]
                 click.echo(f"not quite: {card} costs {regret:.3g} more than {puzzle.solution}.")
@@ -956,8 +956,8 @@ def puzzles_check(file: str) -> None:
     Example:
       nimmt puzzles check two-player-endgames
     """
-    from puzzles.core import check_puzzle
-    from puzzles.files import load_set
+    from nimmt.puzzles.core import check_puzzle
+    from nimmt.puzzles.files import load_set
 
     data = load_set(file)
     failures = 0
@@ -988,9 +988,9 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
     Example:
       nimmt puzzles export two-player-endgames --format html --output puzzles.html
     """
-    from puzzles import render
-    from puzzles.files import load_set
-    from solver.fileio import atomic_write_text
+    from nimmt.puzzles import render
+    from nimmt.puzzles.files import load_set
+    from nimmt.solver.fileio import atomic_write_text
 
     data = load_set(file)
     text = render.export_markdown(data) if fmt == "markdown" else render.export_html(data)

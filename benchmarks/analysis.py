@@ -34,11 +34,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 from naive import card_values_plain as brute_force  # noqa: E402
-from solver.exact import estimate_nodes, solve_exact  # noqa: E402
-from solver.game import deal_position  # noqa: E402
-from solver.montecarlo import run_montecarlo  # noqa: E402
-from solver.position import format_position, load_position  # noqa: E402
-from solver.rules import Rules  # noqa: E402
+from nimmt.solver.exact import estimate_nodes, solve_exact  # noqa: E402
+from nimmt.solver.game import deal_position  # noqa: E402
+from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
+from nimmt.solver.position import format_position, load_position  # noqa: E402
+from nimmt.solver.rules import Rules  # noqa: E402
 
 
 def exact_table(seeds: int, quick: bool) -> list[list]:
@@ -161,7 +161,7 @@ def montecarlo_line() -> str:
 
 def command_time(position_text: str, repeats: int = 5) -> float:
     root = os.path.join(os.path.dirname(__file__), "..")
-    argv = [sys.executable, "-m", "cli", "analyse", position_text]
+    argv = [sys.executable, "-m", "nimmt.cli", "analyse", position_text]
     subprocess.run(argv, cwd=root, check=True, capture_output=True)  # warm the cache
     times = []
     for _ in range(repeats):
@@ -249,8 +249,8 @@ def overhead_table(base: str, repeats: int) -> list[list]:
 
 
 def auto_line() -> str:
-    from solver.analysis import analyse
-    from solver.position import parse_position
+    from nimmt.solver.analysis import analyse
+    from nimmt.solver.position import parse_position
 
     analyse(parse_position(THREE), method="montecarlo", samples=10)  # load kernels
     start = time.perf_counter()

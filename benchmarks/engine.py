@@ -20,8 +20,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from solver import engine, reference  # noqa: E402
-from solver.rules import deck_size  # noqa: E402
+from nimmt.solver import engine, reference  # noqa: E402
+from nimmt.solver.rules import deck_size  # noqa: E402
 
 
 def reference_rounds(players: int, variant: str, seconds: float) -> float:
@@ -53,7 +53,7 @@ def kernel_rounds(players: int, variant: str, seconds: float) -> float:
 
 def start_times() -> tuple[float, float]:
     """Seconds to import and run one round: with an empty numba cache, then warm."""
-    code = ("import time; t = time.perf_counter(); from solver import engine; "
+    code = ("import time; t = time.perf_counter(); from nimmt.solver import engine; "
             "b = engine.bot_codes(['random'] * 2); "
             "engine.play_games(0, 1, 2, 24, False, False, 66, True, b, 1); "
             "print(time.perf_counter() - t)")
@@ -67,7 +67,7 @@ def start_times() -> tuple[float, float]:
 
 def simulate_command(games: int) -> float:
     """Games per second reported by `nimmt simulate --one-round` (startup excluded)."""
-    out = subprocess.check_output([sys.executable, "-m", "cli", "simulate", "--players", "2",
+    out = subprocess.check_output([sys.executable, "-m", "nimmt.cli", "simulate", "--players", "2",
                                    "--one-round", "--games", str(games), "--seed", "1",
                                    "--format", "json"],
                                   cwd=os.path.join(os.path.dirname(__file__), ".."))

@@ -28,10 +28,10 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from solver import exact, montecarlo  # noqa: E402
-from solver.game import deal_position  # noqa: E402
-from solver.position import load_position, parse_position  # noqa: E402
-from solver.rules import Rules  # noqa: E402
+from nimmt.solver import exact, montecarlo  # noqa: E402
+from nimmt.solver.game import deal_position  # noqa: E402
+from nimmt.solver.position import load_position, parse_position  # noqa: E402
+from nimmt.solver.rules import Rules  # noqa: E402
 
 TESTER = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
           "gone=4,7,15,20,27,29,31,33")

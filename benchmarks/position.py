@@ -20,9 +20,9 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from solver import position as new_module  # noqa: E402
-from solver.game import deal_position  # noqa: E402
-from solver.rules import PLACEMENTS, VARIANTS, Rules  # noqa: E402
+from nimmt.solver import position as new_module  # noqa: E402
+from nimmt.solver.game import deal_position  # noqa: E402
+from nimmt.solver.rules import PLACEMENTS, VARIANTS, Rules  # noqa: E402
 
 
 def load_old(checkout: str):

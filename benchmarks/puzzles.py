@@ -15,8 +15,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from puzzles.core import generate  # noqa: E402
-from puzzles.files import load_set, shipped_sets  # noqa: E402
+from nimmt.puzzles.core import generate  # noqa: E402
+from nimmt.puzzles.files import load_set, shipped_sets  # noqa: E402
 
 
 def main() -> None:

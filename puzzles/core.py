@@ -16,15 +16,15 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterator
 
-from puzzles.records import Puzzle, RefutationTurn, Settings
-from solver import engine, turns
-from solver.analysis import UNITS, analyse
-from solver.errors import NimmtError, param
-from solver.game import deal_position
-from solver.line import principal_line
-from solver.names import Model, Variant
-from solver.position import Position, format_position, parse_position
-from solver.rules import HAND_SIZE, ROW_COUNT, Rules, plural
+from nimmt.puzzles.records import Puzzle, RefutationTurn, Settings
+from nimmt.solver import engine, turns
+from nimmt.solver.analysis import UNITS, analyse
+from nimmt.solver.errors import NimmtError, param
+from nimmt.solver.game import deal_position
+from nimmt.solver.line import principal_line
+from nimmt.solver.names import Model, Variant
+from nimmt.solver.position import Position, format_position, parse_position
+from nimmt.solver.rules import HAND_SIZE, ROW_COUNT, Rules, plural
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
 DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")

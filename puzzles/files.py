@@ -13,9 +13,9 @@ import os
 from importlib import resources
 from typing import Any, Mapping
 
-from puzzles.records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
-from solver.fileio import atomic_write_text, note, read_json
-from solver.rules import NimmtError
+from nimmt.puzzles.records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
+from nimmt.solver.fileio import atomic_write_text, note, read_json
+from nimmt.solver.rules import NimmtError
 
 __all__ = ["FORMAT", "VERSION", "REQUIRED", "validate", "shipped_sets", "load_set", "save_set",
            "find_puzzle"]
@@ -28,7 +28,7 @@ def validate(data: object, source: str) -> PuzzleSet:
 
 def shipped_sets() -> dict[str, str]:
     """Name -> text of each puzzle set shipped under puzzles/sets (works from a wheel)."""
-    folder = resources.files("puzzles").joinpath("sets")
+    folder = resources.files("nimmt.puzzles").joinpath("sets")
     return {entry.name.removesuffix(".json"): entry.read_text(encoding="utf-8")
             for entry in sorted(folder.iterdir(), key=lambda e: e.name)
             if entry.name.endswith(".json")}

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping
 
-from solver.rules import MODELS, PLACEMENTS, VARIANTS, NimmtError
+from nimmt.solver.rules import MODELS, PLACEMENTS, VARIANTS, NimmtError
 
 FORMAT, VERSION = "nimmt-puzzles", 1
 REQUIRED = ("id", "position", "model", "solution", "values", "margin", "themes", "difficulty",

@@ -7,12 +7,12 @@ from typing import Sequence
 
 from tabulate import tabulate
 
-from puzzles.records import Puzzle, PuzzleSet, RefutationTurn
-from solver.analysis import UNITS
-from solver.names import Model
-from solver.position import parse_position
-from solver.render import render_position, rows_svg
-from solver.rules import HAND_SIZE, plural
+from nimmt.puzzles.records import Puzzle, PuzzleSet, RefutationTurn
+from nimmt.solver.analysis import UNITS
+from nimmt.solver.names import Model
+from nimmt.solver.position import parse_position
+from nimmt.solver.render import render_position, rows_svg
+from nimmt.solver.rules import HAND_SIZE, plural
 
 __all__ = ["board", "export_html", "export_markdown", "line_text", "solution", "unit",
            "values_headers", "values_rows"]

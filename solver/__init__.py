@@ -2,7 +2,7 @@
 
 The main entry points, importable from here::
 
-    from solver import analyse, load_position
+    from nimmt.solver import analyse, load_position
     analysis = analyse(load_position("example"), opponents="worst")
 
 ``import solver`` loads only the names and errors; the rest (numpy, and numba for the

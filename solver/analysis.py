@@ -209,7 +209,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     errors.SearchInterrupted (a KeyboardInterrupt) with them. ``progress(n)``: n more Monte
     Carlo samples per card; ``exact_progress(n)``: n more cards solved exactly.
 
-    >>> from solver.position import parse_position
+    >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
     ...                    "gone=1,2,4,5,6,8,9,10,11")
     >>> a = analyse(p, opponents="random")

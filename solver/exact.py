@@ -517,7 +517,7 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
     kernel releases the GIL) while this one watches the clock. ``progress(n)`` reports
     n more root cards solved.
 
-    >>> from solver.position import parse_position
+    >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
     ...                    "gone=1,2,4,5,6,8,9,10,11")
     >>> r = solve_exact(p, "worst")

@@ -176,7 +176,7 @@ def principal_line(position: Position, card: int, model: str,
     """The line after player 1 plays ``card``, to the end of the round (or ``max_turns``
     turns), as the module docstring defines it.
 
-    >>> from solver.position import parse_position
+    >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
     ...                    "gone=1,2,4,5,6,8,9,10,11")
     >>> [(t.card, t.label, t.cows) for t in principal_line(p, 22, "worst")]

@@ -737,7 +737,7 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
     """Estimated distinct states of a solve from ``cards_left`` cards each (measured
     growth, an upper-ish estimate: see STATES_AT_4).
 
-    >>> from solver.position import load_position
+    >>> from nimmt.solver.position import load_position
     >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8)]
     [300, 2083350, 16041795]
     """
@@ -795,7 +795,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     measured slower on these games, benchmarks/nash.py). Ctrl-C stops the workers and
     re-raises; a ``time_limit`` raises NashStopped.
 
-    >>> from solver.position import parse_position
+    >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
     ...                    "gone=1,2,4,5,6,8,9,10,11")
     >>> r = solve_nash(p)

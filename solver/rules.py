@@ -17,7 +17,7 @@ __all__ = ["COWS", "DEFAULT_THRESHOLD", "ECHO_LIMIT", "HAND_SIZE", "MAX_PLAYERS"
            "NimmtError", "Rules", "card_cows", "check_placement", "check_players",
            "check_variant", "clip", "cut", "deck_size", "plural", "ranks"]
 
-# The names as plain strings, from solver.names (importable without the searches and numba).
+# The names as plain strings, from nimmt.solver.names (importable without the searches and numba).
 VARIANTS = values(Variant)
 PLACEMENTS = values(Placement)
 MODELS = values(Model)  # the opponent models (DESIGN.md section 3)

@@ -239,7 +239,7 @@ def state_key(rows: np.ndarray, cards, owners, layout: np.ndarray) -> tuple[int,
     """The key (a tuple of words) of the state with row table ``rows`` (engine.row_table)
     and the cards in play ``cards`` with their ``owners`` (1, 2, ...), any order.
 
-    >>> from solver.engine import row_table
+    >>> from nimmt.solver.engine import row_table
     >>> layout = two_hands_layout(False)
     >>> a = state_key(row_table([[3], [10], [20], [30]]), [5, 12], [1, 2], layout)
     >>> b = state_key(row_table([[2], [10], [20], [40]]), [5, 13], [1, 2], layout)

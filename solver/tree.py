@@ -262,7 +262,7 @@ def build_tree(position: Position, opponents: str = "random", depth: int | None 
                max_nodes: int = 10_000) -> nx.DiGraph:
     """The decision tree of the rest of the round (or ``depth`` turns) as a DiGraph.
 
-    >>> from solver.position import load_position
+    >>> from nimmt.solver.position import load_position
     >>> g = build_tree(load_position("example"), depth=1, best_only=True)
     >>> g.nodes[g.graph["root"]]["actor"], round(g.nodes[g.graph["root"]]["value"], 3)
     ('p1', 0.908)

@@ -1,7 +1,7 @@
 """Shared checks for the CLI tests: commands run through click's CliRunner."""
 from __future__ import annotations
 
-import cli
+from nimmt import cli
 
 
 def invoke(runner, *args, input=None):

@@ -27,9 +27,9 @@ from collections import Counter
 
 import numpy as np
 
-from solver import reference
-from solver.position import Position
-from solver.rules import card_cows, deck_size
+from nimmt.solver import reference
+from nimmt.solver.position import Position
+from nimmt.solver.rules import card_cows, deck_size
 
 P1, OPPONENT = "p1", "opponent"  # owners in card_values' events
 NASH_P1, NASH_P2 = 1, 2  # owners in NashBrute's events

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
-from solver.analysis import analyse
-from solver.exact import estimate_nodes
-from solver.position import EXAMPLES, format_position, parse_position
+from nimmt.solver.analysis import analyse
+from nimmt.solver.exact import estimate_nodes
+from nimmt.solver.position import EXAMPLES, format_position, parse_position
 
 EXACT_EXAMPLES = ["example", "example-3p", "example-pro", "example-logic"]
 MODELS = ["random", "worst"]

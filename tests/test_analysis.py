@@ -1,7 +1,7 @@
 """The analysis contract (DESIGN.md section 3), held against a brute force.
 
 The brute force (``naive.card_values``) is written from RULES.md and DESIGN.md only, on
-``solver.reference`` (it uses nothing from solver.exact, solver.engine or
+``solver.reference`` (it uses nothing from nimmt.solver.exact, solver.engine or
 solver.montecarlo; those are imported only for the Monte Carlo and budget tests).
 It is a plain recursion over the rest of the round:
 
@@ -23,14 +23,14 @@ import random
 import pytest
 
 from naive import card_values as brute_force
-from solver import analysis, montecarlo
-from solver.analysis import analyse
-from cli import cli_message  # the budget messages as the command line prints them
-from solver.errors import BudgetExceeded  # for the budget tests, not the brute force
-from solver.exact import estimate_nodes
-from solver.game import deal_position
-from solver.position import EXAMPLES, Position, format_position, parse_position
-from solver.rules import NimmtError, Rules
+from nimmt.solver import analysis, montecarlo
+from nimmt.solver.analysis import analyse
+from nimmt.cli import cli_message  # the budget messages as the command line prints them
+from nimmt.solver.errors import BudgetExceeded  # for the budget tests, not the brute force
+from nimmt.solver.exact import estimate_nodes
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
+from nimmt.solver.rules import NimmtError, Rules
 
 P1, OPPONENT = "p1", "opponent"
 TOL = 1e-9

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import cli
+from nimmt import cli
 from cli_checks import assert_ok, assert_one_line_error, invoke
-from solver.position import format_position, parse_position
+from nimmt.solver.position import format_position, parse_position
 
 BASE = "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
 

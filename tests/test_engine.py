@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from naive import logic_draft as draft
 from naive import replay_cows as replay_game
-from solver import engine, reference
-from solver.rules import COWS, card_cows, deck_size
+from nimmt.solver import engine, reference
+from nimmt.solver.rules import COWS, card_cows, deck_size
 
 SEED = 6_104_2024
 BATCH = 20_000

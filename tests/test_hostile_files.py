@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from puzzles import files
-from puzzles.records import PuzzleSet
-from solver import fileio, kernel_cache
-from solver.rules import NimmtError
+from nimmt.puzzles import files
+from nimmt.puzzles.records import PuzzleSet
+from nimmt.solver import fileio, kernel_cache
+from nimmt.solver.rules import NimmtError
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,8 @@ def leftovers(folder: Path) -> list[str]:
 @pytest.fixture
 def no_generation(monkeypatch):
     """Fails the test if puzzle generation starts (the output must be refused first)."""
-    import puzzles.core
+    from nimmt import puzzles
+    import nimmt.puzzles.core  # noqa: F401
 
     calls = []
     monkeypatch.setattr(puzzles.core, "generate", lambda *a, **k: calls.append(a) or ([], 0))
@@ -134,7 +135,8 @@ def bad_paths(tmp_path: Path) -> dict[str, tuple[str, str]]:
 @pytest.mark.parametrize("case", ["proc", "empty", "missing folder", "a folder",
                                   "trailing slash", "under a file", "long name"])
 def test_tree_refuses_an_unwritable_output_in_one_line(runner, tmp_path, case, monkeypatch):
-    import solver.tree
+    from nimmt import solver
+    import nimmt.solver.tree  # noqa: F401
 
     path, word = bad_paths(tmp_path)[case]
     monkeypatch.setattr(solver.tree, "build_tree", lambda *a, **k: pytest.fail("built a tree"))
@@ -195,7 +197,7 @@ def read_only_mount_works() -> bool:
 def run_with_read_only(folder: Path, *args: str) -> subprocess.CompletedProcess:
     script = 'mount --bind -o ro "$1" "$1" && shift && exec "$@"'
     return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder),
-                           sys.executable, "-c", "import cli; cli.main()", *args],
+                           sys.executable, "-c", "from nimmt import cli; cli.main()", *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
@@ -243,7 +245,7 @@ def test_a_failed_or_interrupted_write_leaves_the_target_as_it_was(tmp_path):
 # that the test interrupts a run that is generating (not one still importing).
 WRAPPER = r"""
 import sys
-import puzzles.core as core
+import nimmt.puzzles.core as core
 
 marker = sys.argv.pop(1)
 real = core.generate
@@ -260,7 +262,7 @@ def generate(settings, count, **kw):
     return real(settings, count, **kw)
 
 core.generate = generate
-import cli
+from nimmt import cli
 sys.argv[0] = "nimmt"
 cli.main()
 """
@@ -424,13 +426,13 @@ def read_only_copy(tmp_path: Path) -> Path:
     copy = tmp_path / "pkg"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("solver", "puzzles"):
-        shutil.copytree(ROOT / name, copy / name, ignore=ignore)
-        (copy / name / "__pycache__").write_text("not a folder", encoding="utf-8")
-    shutil.copy(ROOT / "cli.py", copy / "cli.py")
+        shutil.copytree(ROOT / name, copy / "nimmt" / name, ignore=ignore)
+        (copy / "nimmt" / name / "__pycache__").write_text("not a folder", encoding="utf-8")
+    shutil.copy(ROOT / "cli.py", copy / "nimmt" / "cli.py")
     return copy
 
 
-def run_copy(copy: Path, tmp: Path, *args: str, code: str = "import cli; cli.main()"):
+def run_copy(copy: Path, tmp: Path, *args: str, code: str = "from nimmt import cli; cli.main()"):
     env = {k: v for k, v in os.environ.items()
            if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", kernel_cache.NOTED)}
     env.update(HOME="/proc/no-home", TMPDIR=str(tmp), PYTHONDONTWRITEBYTECODE="1")
@@ -449,9 +451,10 @@ def test_numba_falls_back_to_a_private_temporary_cache(tmp_path):
     cache = tmp / f"nimmt-numba-cache-{os.geteuid()}"
     assert str(cache) in lines[0] and stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert result.stdout.startswith("#")
-    probe = run_copy(copy, tmp, code="import solver.engine as e, numba.core.config as c; "
-                                     "print(e.CACHE, c.CACHE_DIR)")
-    assert probe.stdout.split() == ["True", str(cache)], probe.stderr
+    probe = run_copy(copy, tmp, code="import nimmt.solver.engine as e, numba.core.config as c; "
+                                     "print(e.CACHE, c.CACHE_DIR, e.__file__)")
+    assert probe.stdout.split() == ["True", str(cache), str(copy / "nimmt/solver/engine.py")], \
+        probe.stderr  # the copy's kernels, not the installed ones
 
 
 @pytest.mark.parametrize("planted", ["file", "open folder"])
@@ -464,7 +467,7 @@ def test_numba_runs_uncached_when_no_safe_folder_exists(tmp_path, planted):
     else:  # a folder others may write (its pickles could be planted): not trusted
         cache.mkdir()
         cache.chmod(0o777)
-    result = run_copy(copy, tmp, code="import solver.engine as e; import numpy as np; "
+    result = run_copy(copy, tmp, code="import nimmt.solver.engine as e; import numpy as np; "
                                       "print(e.CACHE, e.rng_seed(7, 1) != 0)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True"]

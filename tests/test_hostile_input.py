@@ -17,13 +17,13 @@ from pathlib import Path
 import click
 import pytest
 
-import cli
+from nimmt import cli
 from cli_checks import assert_ok, assert_one_line_error, invoke
-from puzzles.files import load_set
-from puzzles.records import Puzzle
-from solver import notice
-from solver.position import EXAMPLES, parse_position
-from solver.rules import NimmtError, plural
+from nimmt.puzzles.files import load_set
+from nimmt.puzzles.records import Puzzle
+from nimmt.solver import notice
+from nimmt.solver.position import EXAMPLES, parse_position
+from nimmt.solver.rules import NimmtError, plural
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = "rows=3,6/5,10/8,11,21/16,19,23"
@@ -333,7 +333,7 @@ def test_quiz_ctrl_c_exits_130(runner, monkeypatch):
 
 
 def test_quiz_sigint_in_a_subprocess_exits_130():
-    proc = subprocess.Popen([sys.executable, "-c", "import cli; cli.main()", "puzzles", "quiz",
+    proc = subprocess.Popen([sys.executable, "-c", "from nimmt import cli; cli.main()", "puzzles", "quiz",
                              "two-player-endgames"], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -397,7 +397,7 @@ def test_simulate_says_one_game(runner):
 def test_the_compile_notice_fires_once(monkeypatch):
     from numba import njit
 
-    import solver.engine  # noqa: F401  (installs the listener)
+    import nimmt.solver.engine  # noqa: F401  (installs the listener)
 
     calls = []
     monkeypatch.setattr(notice, "on_compile", lambda: calls.append(1))

@@ -18,14 +18,14 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from cli import render_analysis
+from nimmt.cli import render_analysis
 from cli_checks import assert_ok, invoke
-from solver import exact, montecarlo, reference
-from solver.analysis import BOUND_UNIT, Analysis, CardAnalysis, analyse
-from solver.engine import row_table
-from solver.game import deal_position
-from solver.position import format_position, load_position, parse_position
-from solver.rules import Rules
+from nimmt.solver import exact, montecarlo, reference
+from nimmt.solver.analysis import BOUND_UNIT, Analysis, CardAnalysis, analyse
+from nimmt.solver.engine import row_table
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import format_position, load_position, parse_position
+from nimmt.solver.rules import Rules
 
 TOL = 1e-9
 BOUND = "upper bound"

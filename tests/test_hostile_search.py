@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-import cli
+from nimmt import cli
 from cli_checks import assert_one_line_error, invoke
-from solver import exact, nash
-from solver.analysis import HOPELESS, analyse
-from solver.errors import BudgetExceeded, MemoryExceeded, SearchInterrupted, SearchStopped
-from solver.exact import solve_exact
-from solver.game import deal_position
-from solver.position import format_position, parse_position
-from solver.rules import NimmtError, Rules
+from nimmt.solver import exact, nash
+from nimmt.solver.analysis import HOPELESS, analyse
+from nimmt.solver.errors import BudgetExceeded, MemoryExceeded, SearchInterrupted, SearchStopped
+from nimmt.solver.exact import solve_exact
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import format_position, parse_position
+from nimmt.solver.rules import NimmtError, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 # Logic, 4 players, 5 cards each (nimmt deal --variant logic --players 4 --cards-left 5
@@ -168,7 +168,7 @@ def start_searching(*args: str) -> subprocess.Popen:
     main thread, so the second thread is the search's."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, text=True,
+    proc = subprocess.Popen([sys.executable, "-m", "nimmt.cli", *args], cwd=ROOT, text=True,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while threads_of(proc.pid) < 2:

@@ -25,11 +25,11 @@ import click
 import networkx as nx
 import pytest
 
-import cli
+from nimmt import cli
 from cli_checks import assert_one_line_error, invoke
-from solver import names, rules
-from solver.errors import NimmtError, param
-from solver.names import Method, Model, Placement, Variant
+from nimmt.solver import names, rules
+from nimmt.solver.errors import NimmtError, param
+from nimmt.solver.names import Method, Model, Placement, Variant
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,8 +75,8 @@ MODULES = source_modules()
 
 def resolve(module: str, node: ast.ImportFrom) -> str:
     """The absolute module an ``from X import ...`` names (relative ones resolved)."""
-    if not node.level:
-        return node.module or ""
+    if not node.level:  # the installed name nimmt.solver.x is the module solver.x here
+        return (node.module or "").removeprefix("nimmt.")
     package = module if MODULES[module].stem == "__init__" else module.rpartition(".")[0]
     for _ in range(node.level - 1):
         package = package.rpartition(".")[0]
@@ -90,7 +90,7 @@ def imports(module: str):
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield alias.name, None, node
+                yield alias.name.removeprefix("nimmt."), None, node
         elif isinstance(node, ast.ImportFrom):
             base = resolve(module, node)
             for alias in node.names:
@@ -251,9 +251,9 @@ BUDGET_CLI = ("exact search would take about 1.7e+29 nodes, over the budget of 1
 
 
 def test_budget_message_in_python_and_on_the_command_line(runner):
-    from solver.analysis import analyse
-    from solver.errors import BudgetExceeded
-    from solver.position import load_position
+    from nimmt.solver.analysis import analyse
+    from nimmt.solver.errors import BudgetExceeded
+    from nimmt.solver.position import load_position
 
     with pytest.raises(BudgetExceeded) as info:
         analyse(load_position("example-standard"), method="exact", max_nodes=10)
@@ -272,8 +272,8 @@ TREE_CLI = ("this tree would have at least 31 nodes (its first turn alone: 5 opp
 
 
 def test_tree_message_in_python_and_on_the_command_line(runner):
-    from solver.position import load_position
-    from solver.tree import build_tree
+    from nimmt.solver.position import load_position
+    from nimmt.solver.tree import build_tree
 
     with pytest.raises(NimmtError) as info:
         build_tree(load_position("example"), max_nodes=5)
@@ -284,8 +284,8 @@ def test_tree_message_in_python_and_on_the_command_line(runner):
 
 
 def test_nash_refusal_in_python_and_on_the_command_line(runner):
-    from solver.nash import check_nash_position
-    from solver.position import load_position
+    from nimmt.solver.nash import check_nash_position
+    from nimmt.solver.position import load_position
 
     with pytest.raises(NimmtError) as info:
         check_nash_position(load_position("example-3p"))
@@ -295,8 +295,8 @@ def test_nash_refusal_in_python_and_on_the_command_line(runner):
 
 
 def test_samples_message_names_the_parameter():
-    from solver.montecarlo import run_montecarlo
-    from solver.position import load_position
+    from nimmt.solver.montecarlo import run_montecarlo
+    from nimmt.solver.position import load_position
 
     with pytest.raises(NimmtError, match=r"^samples must be at least 2") as info:
         run_montecarlo(load_position("example"), samples=1)
@@ -307,7 +307,7 @@ def test_an_error_keeps_its_parameters_through_pickling():
     """Puzzle generation's worker processes send errors back pickled."""
     import pickle
 
-    from solver.errors import BudgetExceeded
+    from nimmt.solver.errors import BudgetExceeded
 
     error = BudgetExceeded(f"raise {param('max_nodes', beside=True)}", nodes=5)
     again = pickle.loads(pickle.dumps(error))
@@ -330,8 +330,8 @@ def test_json_carries_no_render_options(runner, flags):
 
 
 def test_render_options_are_arguments(runner):
-    from solver.analysis import analyse
-    from solver.position import load_position
+    from nimmt.solver.analysis import analyse
+    from nimmt.solver.position import load_position
 
     result = analyse(load_position("example"), opponents="nash")
     before = dict(result.extra)
@@ -346,9 +346,9 @@ def test_render_options_are_arguments(runner):
 
 
 def test_exact_and_montecarlo_keep_their_node_estimate():
-    from solver.analysis import analyse
-    from solver.exact import estimate_nodes
-    from solver.position import load_position
+    from nimmt.solver.analysis import analyse
+    from nimmt.solver.exact import estimate_nodes
+    from nimmt.solver.position import load_position
 
     position = load_position("example")
     data = analyse(position, opponents="worst").to_json()
@@ -361,7 +361,7 @@ def test_rules_tuples_are_the_enums():
     assert rules.MODELS == tuple(Model) == ("random", "worst", "nash")
     assert rules.VARIANTS == tuple(Variant) == ("standard", "tactical", "logic")
     assert rules.PLACEMENTS == tuple(Placement) == ("normal", "professional")
-    from solver.analysis import METHODS, OPPONENTS
+    from nimmt.solver.analysis import METHODS, OPPONENTS
 
     assert OPPONENTS == rules.MODELS and METHODS == tuple(Method)
     assert all(type(name) is str for name in rules.MODELS + rules.VARIANTS + rules.PLACEMENTS)
@@ -386,8 +386,8 @@ def test_cli_choices_come_from_the_enums():
 
 
 def test_enum_members_work_wherever_names_do():
-    from solver.analysis import analyse
-    from solver.position import load_position
+    from nimmt.solver.analysis import analyse
+    from nimmt.solver.position import load_position
 
     position = load_position("example")
     by_name = analyse(position, opponents="worst").to_json()
@@ -403,7 +403,7 @@ def test_enum_members_work_wherever_names_do():
 def test_every_module_lists_its_public_names(module):
     if module in ("solver.turns", "solver.statekey", "solver.table"):
         pytest.skip("kernel modules of the search redesign")
-    mod = importlib.import_module(module)
+    mod = importlib.import_module(f"nimmt.{module}")
     assert isinstance(mod.__all__, list) and mod.__all__, module
     assert len(set(mod.__all__)) == len(mod.__all__)
     for name in mod.__all__:
@@ -411,8 +411,8 @@ def test_every_module_lists_its_public_names(module):
 
 
 def test_the_package_exposes_the_entry_points_without_numba():
-    code = ("import sys, solver; assert 'numba' not in sys.modules; "
-            "from solver import Model, NimmtError, Position, load_position, parse_position, "
+    code = ("import sys; import nimmt.solver as solver; assert 'numba' not in sys.modules; "
+            "from nimmt.solver import Model, NimmtError, Position, load_position, parse_position, "
             "format_position; assert 'numba' not in sys.modules; "
             "print(sorted(solver.__all__))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -424,8 +424,8 @@ def test_the_package_exposes_the_entry_points_without_numba():
 
 
 def test_the_package_entry_points_are_the_modules_objects():
-    import solver
-    from solver import analysis, exact, line, nash, position
+    import nimmt.solver as solver
+    from nimmt.solver import analysis, exact, line, nash, position
 
     assert solver.analyse is analysis.analyse and solver.solve_exact is exact.solve_exact
     assert solver.solve_nash is nash.solve_nash and solver.principal_line is line.principal_line
@@ -438,8 +438,8 @@ def test_the_package_entry_points_are_the_modules_objects():
 def test_puzzle_settings_messages_name_the_parameters():
     from dataclasses import replace
 
-    from puzzles.core import check_settings
-    from puzzles.records import Settings
+    from nimmt.puzzles.core import check_settings
+    from nimmt.puzzles.records import Settings
 
     settings = Settings("tactical", 2, "normal", 4, "worst", 1.0, False, 1)
     for change, python, flag in ((dict(cards_left=7), "cards_left must", "--cards-left must"),

@@ -2,7 +2,7 @@
 independent brute force.
 
 The brute force (``naive.NashBrute``) is written from RULES.md and DESIGN.md only, on
-``solver.reference``: it imports nothing from solver.exact, solver.engine or
+``solver.reference``: it imports nothing from nimmt.solver.exact, solver.engine or
 solver.nash (those are imported only to be tested). It is a plain recursion:
 
 * D = player 1's cows - player 2's cows over the rest of the round; player 1
@@ -28,19 +28,19 @@ import re
 
 import numpy as np
 import pytest
-from cli import cli_message
+from nimmt.cli import cli_message
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from naive import NashBrute as Brute
 from naive import highs_batch
-from solver import reference
-from solver.game import deal_position
-from solver.position import EXAMPLES, Position, format_position, parse_position
-from solver.rules import Rules, NimmtError, card_cows
+from nimmt.solver import reference
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
+from nimmt.solver.rules import Rules, NimmtError, card_cows
 
 # imported to be tested (never used by the brute force)
-from solver.nash import _matrix_game  # noqa: E402
-from solver.analysis import analyse_nash  # noqa: E402
-from solver.nash import (BYTES_PER_STATE, NashResult, estimate_states,  # noqa: E402
+from nimmt.solver.nash import _matrix_game  # noqa: E402
+from nimmt.solver.analysis import analyse_nash  # noqa: E402
+from nimmt.solver.nash import (BYTES_PER_STATE, NashResult, estimate_states,  # noqa: E402
                          largest_fitting_k, solve_nash)
 
 TOL = 1e-9
@@ -642,7 +642,7 @@ def test_windowed_search_cuts_off_states():
 
 # ---------------------------------------------------------------- workers and the table
 
-from solver import nash as nash_module  # noqa: E402
+from nimmt.solver import nash as nash_module  # noqa: E402
 
 
 @pytest.mark.parametrize("case", [("tactical", "normal", 5, 41), ("logic", "professional", 5, 42),

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from solver import nash, reference
-from solver.engine import row_table
-from solver.rules import HAND_SIZE, ROW_COUNT
-from solver.table import Table
+from nimmt.solver import nash, reference
+from nimmt.solver.engine import row_table
+from nimmt.solver.rules import HAND_SIZE, ROW_COUNT
+from nimmt.solver.table import Table
 from test_nash import Brute
 
 ROWS = [[10, 11], [13, 15], [17, 18, 20], [23]]

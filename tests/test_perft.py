@@ -22,8 +22,8 @@ import pytest
 
 from naive import after_turn
 from naive import perft as reference_perft
-from solver import engine, reference, turns
-from solver.rules import COWS
+from nimmt.solver import engine, reference, turns
+from nimmt.solver.rules import COWS
 
 DATA = Path(__file__).parent / "data" / "perft.json"
 COUNTED = ("histories", "states", "takes", "ties", "sixths")

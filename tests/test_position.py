@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.engine import TurnOutcome
-from solver.game import deal_position
-from solver.position import (Position, format_position, load_position, parse_position,
+from nimmt.solver.engine import TurnOutcome
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import (Position, format_position, load_position, parse_position,
                              problems)
-from solver.rules import PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows
+from nimmt.solver.rules import PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows
 
 # The README / docstring example: tactical, 2 players, 3 cards left, p2 derived.
 BASE = "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
@@ -535,7 +535,8 @@ def test_every_constructor_path_refuses_an_invalid_value(tmp_path, monkeypatch):
         Position(p.variant, p.players, p.placement, p.rows, ("13", "18", "22"),
                  p.other_hands, p.gone, p.scores)
     # apply_turn builds its result through the same checks: a turn that lost a card fails
-    import solver.engine
+    from nimmt import solver
+    import nimmt.solver.engine  # noqa: F401
 
     real = solver.engine.resolve_turn
 

@@ -9,13 +9,13 @@ from dataclasses import replace
 import pytest
 
 from cli_checks import assert_one_line_error, invoke
-from puzzles import files
-from puzzles.core import refutation
-from puzzles.records import Puzzle, PuzzleSet, RefutationTurn, SetStats, Settings
-from solver.analysis import OPPONENTS
-from solver.line import LineTurn, Play, RowChoice, opponent_sets, principal_line
-from solver.position import parse_position
-from solver.rules import MODELS, NimmtError
+from nimmt.puzzles import files
+from nimmt.puzzles.core import refutation
+from nimmt.puzzles.records import Puzzle, PuzzleSet, RefutationTurn, SetStats, Settings
+from nimmt.solver.analysis import OPPONENTS
+from nimmt.solver.line import LineTurn, Play, RowChoice, opponent_sets, principal_line
+from nimmt.solver.position import parse_position
+from nimmt.solver.rules import MODELS, NimmtError
 
 SHIPPED = sorted(files.shipped_sets())
 SAMPLE = 10  # puzzles per shipped set whose refutation is made again in the default run
@@ -202,7 +202,7 @@ def test_principal_line_refuses_a_bad_card_or_model():
 def _tree_line(position, card: int, model: str) -> list[tuple[int, str, int]]:
     """The line read off decision trees of depth 1, as puzzles made it before the principal
     line: an independent route to the same turns (the trees' own row-choice search)."""
-    from solver.tree import build_tree
+    from nimmt.solver.tree import build_tree
 
     line = []
     while position.cards_left:
@@ -243,7 +243,7 @@ def _tree_line(position, card: int, model: str) -> list[tuple[int, str, int]]:
     Settings("tactical", 2, "professional", 3, "nash", 0.5, False, 16),
 ], ids=lambda s: f"{s.model}-{s.players}p-{s.placement}")
 def test_the_principal_line_follows_the_decision_tree(settings):
-    from puzzles.core import candidate
+    from nimmt.puzzles.core import candidate
 
     for index in range(2):
         position = candidate(settings, index)

@@ -24,13 +24,13 @@ from pathlib import Path
 import pytest
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
-from puzzles import files, render
-from puzzles.core import (DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate)
-from puzzles.records import Puzzle, PuzzleSet
-from solver.analysis import analyse
-from solver.position import format_position, parse_position
-from solver.render import rows_svg
-from solver.rules import NimmtError
+from nimmt.puzzles import files, render
+from nimmt.puzzles.core import (DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate)
+from nimmt.puzzles.records import Puzzle, PuzzleSet
+from nimmt.solver.analysis import analyse
+from nimmt.solver.position import format_position, parse_position
+from nimmt.solver.render import rows_svg
+from nimmt.solver.rules import NimmtError
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS_DIR = ROOT / "puzzles" / "sets"
@@ -711,10 +711,12 @@ def test_shipped_sets_load_from_an_installed_wheel(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         members = z.namelist()
         z.extractall(tmp_path / "installed")
-    in_wheel = sorted(m.removeprefix("puzzles/sets/").removesuffix(".json") for m in members
-                      if re.fullmatch(r"puzzles/sets/[^/]+\.json", m))
+    in_wheel = sorted(m.removeprefix("nimmt/puzzles/sets/").removesuffix(".json") for m in members
+                      if re.fullmatch(r"nimmt/puzzles/sets/[^/]+\.json", m))
     assert in_wheel == names
-    assert "puzzles/files.py" in members and "cli.py" in members
+    assert "nimmt/puzzles/files.py" in members and "nimmt/cli.py" in members
+    # every import name lives under nimmt: nothing generic (solver, puzzles, cli) at the top
+    assert {m.split("/")[0] for m in members} == {"nimmt", wheel.name.split("-py")[0] + ".dist-info"}
 
     site_dirs = [d for d in site.getsitepackages() if os.path.isdir(d)]
     code = textwrap.dedent("""
@@ -722,13 +724,15 @@ def test_shipped_sets_load_from_an_installed_wheel(tmp_path):
         root = sys.argv[1]
         sys.path[:0] = [root]
         sys.path += json.loads(sys.argv[2])
-        import puzzles.files as f
+        import nimmt.puzzles.files as f
         assert f.__file__.startswith(root), f.__file__
         sets = f.shipped_sets()
         counts = {name: len(f.load_set(name).puzzles) for name in sets}
         print(json.dumps({"file": f.__file__, "counts": counts}))
     """)
-    for root in (tmp_path / "installed", wheel):  # unpacked, and imported from the zip itself
+    # unpacked as pip installs it (nimmt is a namespace package: zipimport cannot import
+    # one from the wheel file itself, and no installer does)
+    for root in (tmp_path / "installed",):
         # -I: no current folder or PYTHON* variables; -S: no .pth files, so not the editable
         # install of the checkout (site-packages are added by hand for the dependencies)
         proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(root),

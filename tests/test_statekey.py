@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.engine import row_table
-from solver.rules import COWS, ROW_LIMIT, STANDARD_DECK
-from solver.statekey import (L_WIDTH, OWNER_BITS_ANY, OWNER_BITS_TWO, key_layout,
+from nimmt.solver.engine import row_table
+from nimmt.solver.rules import COWS, ROW_LIMIT, STANDARD_DECK
+from nimmt.solver.statekey import (L_WIDTH, OWNER_BITS_ANY, OWNER_BITS_TWO, key_layout,
                              state_key, two_hands_layout)
 from test_nash import Brute
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from solver.table import EMPTY, Table, check_word, probe, store  # noqa: F401
+from nimmt.solver.table import EMPTY, Table, check_word, probe, store  # noqa: F401
 
 
 def keys(count, width, seed=0):

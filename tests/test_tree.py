@@ -33,12 +33,12 @@ from cli_checks import assert_ok, assert_one_line_error
 from cli_checks import invoke as run
 from naive import tree_node_counts as brute_count
 from naive import turn_cows as brute_cows
-from solver import reference
-from solver.analysis import analyse
-from solver.game import deal_position
-from solver.position import format_position, load_position
-from solver.rules import NimmtError, Rules
-from solver.tree import build_tree, count_nodes, format_tree_text, write_tree
+from nimmt.solver import reference
+from nimmt.solver.analysis import analyse
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import format_position, load_position
+from nimmt.solver.rules import NimmtError, Rules
+from nimmt.solver.tree import build_tree, count_nodes, format_tree_text, write_tree
 
 TOL = 1e-7  # values are sums of a few dozen floats
 
@@ -587,7 +587,7 @@ def test_svg(tmp_path):
 
 
 def test_svg_without_graphviz_is_a_clear_error(tmp_path, monkeypatch):
-    import solver.tree as tree_module
+    import nimmt.solver.tree as tree_module
 
     monkeypatch.setattr(tree_module.shutil, "which", lambda name: None)
     with pytest.raises(NimmtError, match="Graphviz"):

@@ -11,9 +11,9 @@ import random
 import numpy as np
 import pytest
 
-from solver import engine, reference, turns
-from solver.engine import END_TAKE, END_TIE, NO_CHOICE, SIDE_LEFT, SIDE_RIGHT
-from solver.rules import ROW_COUNT
+from nimmt.solver import engine, reference, turns
+from nimmt.solver.engine import END_TAKE, END_TIE, NO_CHOICE, SIDE_LEFT, SIDE_RIGHT
+from nimmt.solver.rules import ROW_COUNT
 
 DECK = 34  # small: lows, sixths and ties are common
 
