@@ -8,7 +8,8 @@ import re
 import secrets
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 from tabulate import tabulate
@@ -573,8 +574,12 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
       nimmt solve-deal --seed 3
     """
     from nimmt.solver.game import deal_position, play_random_turns
-    from nimmt.solver.nash import (check_nash_position, estimate_bytes, estimate_states,
-                             largest_fitting_k)
+    from nimmt.solver.nash import (
+        check_nash_position,
+        estimate_bytes,
+        estimate_states,
+        largest_fitting_k,
+    )
 
     used = _fresh_seed(seed)
     dealt = position is None
@@ -587,7 +592,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         raise NimmtError(
             f"solve-deal needs 2 players with both hands known; this position has "
             f"{plural(position.players, 'player')}"
-            + (f", {plural(hidden, 'hand')} hidden" if hidden else "") + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
+            + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
+            + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
     k = position.cards_left
     fit = largest_fitting_k(position, memory)
     plan = [{"cards_left": j, "states": estimate_states(position, j),
@@ -683,7 +689,8 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
 
     \b
     Example:
-      nimmt simulate --variant tactical --players 4 --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
+      nimmt simulate --variant tactical --players 4 \
+        --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
     """
     from nimmt.solver.game import simulate as run
 

@@ -22,7 +22,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 from tabulate import tabulate
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import signal
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Iterator
 
 from nimmt.puzzles.records import Puzzle, RefutationTurn, Settings
 from nimmt.solver import engine, turns

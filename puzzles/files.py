@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 from nimmt.puzzles.records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
 from nimmt.solver.fileio import atomic_write_text, note, read_json

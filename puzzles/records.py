@@ -11,8 +11,9 @@ and written after the known ones.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from nimmt.solver.rules import MODELS, PLACEMENTS, VARIANTS, NimmtError
 
@@ -95,7 +96,7 @@ class Settings:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_json(cls, data: Any, source: str) -> "Settings":
+    def from_json(cls, data: Any, source: str) -> Settings:
         where = f"{source}'s settings"
         if not isinstance(data, dict):
             raise NimmtError(f"{source} needs settings as an object")
@@ -126,7 +127,7 @@ class SetStats:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_json(cls, data: Any, source: str) -> "SetStats":
+    def from_json(cls, data: Any, source: str) -> SetStats:
         if not isinstance(data, dict):
             raise NimmtError(f"{source} needs stats as an object")
         where = f"{source}'s stats"
@@ -150,7 +151,7 @@ class RefutationTurn:
         return {"you": self.you, "opponents": self.opponents, "cows": self.cows}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "RefutationTurn":
+    def from_json(cls, data: Mapping[str, Any]) -> RefutationTurn:
         return cls(data["you"], data["opponents"], data["cows"])
 
 
@@ -197,7 +198,7 @@ class Puzzle:
             "difficulty": self.difficulty, "explanation": self.explanation}, self.extra)
 
     @classmethod
-    def from_json(cls, data: Any, source: str, number: int) -> "Puzzle":
+    def from_json(cls, data: Any, source: str, number: int) -> Puzzle:
         """Checked: ``source`` and ``number`` (1-based) name the puzzle in a message."""
         where = f"{source}: puzzle {number}"
         missing = [k for k in REQUIRED if not isinstance(data, dict) or k not in data]
@@ -256,7 +257,7 @@ class PuzzleSet:
             "puzzles": [p.to_json() for p in self.puzzles], "note": self.note}, self.extra)
 
     @classmethod
-    def from_json(cls, data: Any, source: str) -> "PuzzleSet":
+    def from_json(cls, data: Any, source: str) -> PuzzleSet:
         """Checked: a malformed set is a NimmtError of one line naming ``source``, the puzzle
         and the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:

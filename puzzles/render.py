@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 from tabulate import tabulate
 

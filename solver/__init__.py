@@ -16,8 +16,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import (BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, SearchInterrupted,
-                     SearchStopped)
+from .errors import (
+    BudgetExceeded,
+    MemoryExceeded,
+    NashStopped,
+    NimmtError,
+    SearchInterrupted,
+    SearchStopped,
+)
 from .names import Method, Model, Placement, Variant
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from . import exact, montecarlo, nash
 from .errors import BudgetExceeded, NimmtError, SearchStopped, param

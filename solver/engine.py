@@ -22,8 +22,8 @@ underscore, which checks inputs, allocates and wraps the result.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -504,7 +504,8 @@ def _check_turn(rows, cards, take_rows, tie_sides) -> None:
         raise NimmtError("a card is played twice or is already on the table")
     if any(list(r) != sorted(r) for r in rows):
         raise NimmtError("each row's cards must be ascending, in table order")
-    for name, choices, top in (("take_rows", take_rows, ROW_COUNT - 1), ("tie_sides", tie_sides, 1)):
+    for name, choices, top in (("take_rows", take_rows, ROW_COUNT - 1),
+                               ("tie_sides", tie_sides, 1)):
         if choices is not None and (len(choices) != len(cards)
                                     or any(not -1 <= c <= top for c in choices)):
             raise NimmtError(f"{name} needs one entry per card, each -1..{top}")
@@ -576,7 +577,8 @@ def play_games(first_game: int, game_count: int, players: int, deck_size: int, l
     """Play games first_game.. with bots; returns (totals[game, player], rounds[game])
     and, when record_rounds > 0, a GameLog of the first record_rounds rounds of each game.
     Game g's randomness depends only on (seed, g)."""
-    if len(bots) != players or not 2 <= players <= 10 or deck_size < HAND_SIZE * players + ROW_COUNT:
+    if (len(bots) != players or not 2 <= players <= 10
+            or deck_size < HAND_SIZE * players + ROW_COUNT):
         raise NimmtError("need one bot per player, 2..10 players, and a deck that deals")
     totals = np.zeros((game_count, players), np.int64)
     rounds = np.zeros(game_count, np.int64)

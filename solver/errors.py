@@ -25,7 +25,7 @@ command line turns the names into flags in one place (``cli.cli_message``):
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["BudgetExceeded", "MemoryExceeded", "NashStopped", "NimmtError", "SearchInterrupted",
            "SearchStopped", "command", "param"]

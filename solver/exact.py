@@ -18,20 +18,25 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from numba import types
 from numba.typed import Dict
 
 from .engine import COWS_COLUMN, FIRST, LAST, LENGTH, jit, row_table
-from .errors import (BudgetExceeded, MemoryExceeded, NimmtError, SearchInterrupted, SearchStopped,
-                     param)
+from .errors import (
+    BudgetExceeded,
+    MemoryExceeded,
+    NimmtError,
+    SearchInterrupted,
+    SearchStopped,
+    param,
+)
 from .position import Position
 from .rules import COWS, HAND_SIZE, ROW_COUNT
-from .turns import (RULE_OPTION, card_options, play_found_option, play_option,
-                    sort_turn_row)
+from .turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn_row
 
 __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
            "owner_array", "solve_exact"]

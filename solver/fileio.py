@@ -17,7 +17,8 @@ import os
 import stat
 import sys
 import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .rules import NimmtError
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -75,9 +75,10 @@ class Estimate:
     high: float
 
     @classmethod
-    def of(cls, values: np.ndarray) -> "Estimate":
+    def of(cls, values: np.ndarray) -> Estimate:
         mean = float(values.mean()) if len(values) else math.nan
-        half = Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+        half = (Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1
+                else math.nan)
         return cls(mean, mean - half, mean + half)
 
 

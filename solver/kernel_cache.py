@@ -16,7 +16,7 @@ import os
 import stat
 import sys
 import tempfile
-from typing import MutableMapping
+from collections.abc import MutableMapping
 
 __all__ = ["configure", "numba_candidates", "private_folder"]
 

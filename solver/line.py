@@ -28,7 +28,7 @@ from .exact import solve_exact
 from .names import Model
 from .nash import solve_nash
 from .position import Position, format_position
-from .rules import MODELS, ROW_COUNT
+from .rules import MODELS
 
 EPS = 1e-9
 EXACT_BUDGET = 10**9  # nodes: a line is asked for on positions already solved exactly

@@ -28,18 +28,40 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from numba.typed import Dict
 
 from . import exact
-from .engine import (BOT_CLOSEST, END_TAKE, END_TIE, find_end, landing, pick_card,
-                     place_card, rng_below, rng_seed, turn_order, jit, row_table)
+from .engine import (
+    BOT_CLOSEST,
+    END_TAKE,
+    END_TIE,
+    find_end,
+    jit,
+    landing,
+    pick_card,
+    place_card,
+    rng_below,
+    rng_seed,
+    row_table,
+    turn_order,
+)
 from .errors import NimmtError, param
-from .exact import (ABORTED, HITS, MODEL_RANDOM, OWNER_GONE, OWNER_P1, OWNER_POOL, cards_of,
-                    memo_key, pack_memo_key, search_state)
+from .exact import (
+    ABORTED,
+    HITS,
+    MODEL_RANDOM,
+    OWNER_GONE,
+    OWNER_P1,
+    OWNER_POOL,
+    cards_of,
+    memo_key,
+    pack_memo_key,
+    search_state,
+)
 from .position import Position
 from .turns import option_count
 
@@ -211,7 +233,7 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
     held = owner.copy()
     rng = np.zeros(1, np.uint64)
     base_rng = np.zeros(1, np.uint64)
-    for r in range(rollouts):
+    for _r in range(rollouts):
         stream = rng_below(policy_rng, 1 << 31)
         for h in range(k):
             line[:] = table

@@ -15,8 +15,8 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -745,7 +745,7 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
     states = STATES_AT_4 * STATES_MARGIN
     for j in range(5, k + 1):
         states *= GROWTH_INTO.get(j, GROWTH_INTO[8])
-    for j in range(k, 4):
+    for _ in range(k, 4):
         states /= GROWTH_INTO[5]
     return max(1, math.ceil(states))
 

@@ -7,7 +7,7 @@ imports numba only inside ``install``, so setting the callback costs nothing.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["install", "on_compile"]
 

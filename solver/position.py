@@ -12,12 +12,26 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from .rules import (HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, PLACEMENTS, ROW_COUNT, ROW_LIMIT,
-                    VARIANTS, NimmtError, check_placement, check_players, check_variant, clip,
-                    cut, deck_size)
+from .rules import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PLACEMENTS,
+    ROW_COUNT,
+    ROW_LIMIT,
+    VARIANTS,
+    NimmtError,
+    check_placement,
+    check_players,
+    check_variant,
+    clip,
+    cut,
+    deck_size,
+)
 
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from .engine import TurnOutcome
@@ -302,7 +316,7 @@ class Position:
     def make(cls, *, players: int, rows: Sequence[Sequence[int]], hand: Sequence[int],
              variant: str = "tactical", placement: str = "normal",
              others: Mapping[int, Sequence[int]] | None = None,
-             gone: Sequence[int] = (), scores: Sequence[int] | None = None) -> "Position":
+             gone: Sequence[int] = (), scores: Sequence[int] | None = None) -> Position:
         """Validate and build. ``others`` maps player number (2..) to a known hand.
 
         >>> p = Position.make(players=2, rows=[[3, 7, 12], [14, 16], [19, 20, 21], [23]],
@@ -351,7 +365,7 @@ class Position:
 
     # ---- turns
     def apply_turn(self, cards: Sequence[int], take_rows: Sequence[int] | None = None,
-                   tie_sides: Sequence[int] | None = None) -> tuple["Position", "TurnOutcome"]:
+                   tie_sides: Sequence[int] | None = None) -> tuple[Position, TurnOutcome]:
         """Play ``cards[p]`` for every player p (0 = player 1); returns the new position
         and what happened. Row choices default to the rule-following choice.
 

@@ -7,8 +7,8 @@ function returns new values and leaves its arguments alone. Written from
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from .rules import ROW_LIMIT, card_cows
 

@@ -133,7 +133,7 @@ class Table:
     def nbytes(self) -> int:
         return self.entries.nbytes
 
-    def doubled(self) -> "Table":
+    def doubled(self) -> Table:
         bigger = Table(2 * self.slots, self.width, self.value_words)
         rehash(self.entries, bigger.entries, self.width)
         return bigger

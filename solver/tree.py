@@ -24,14 +24,21 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+
 import networkx as nx
 
 from . import engine, turns
 from .errors import NimmtError, command, param
 from .exact import estimate_nodes, opponent_set_count, solve_exact
 from .fileio import atomic_write, atomic_write_text
-from .nash import (DEFAULT_MEMORY, check_nash_position, estimate_bytes, estimate_states,
-                   largest_fitting_k, solve_nash)
+from .nash import (
+    DEFAULT_MEMORY,
+    check_nash_position,
+    estimate_bytes,
+    estimate_states,
+    largest_fitting_k,
+    solve_nash,
+)
 from .position import Position, format_position
 from .rules import MODELS
 
@@ -120,7 +127,8 @@ def _set_label(cards) -> str:
 def _turn(b: _Build, position: Position, cards: list[int], choices: dict[int, tuple[int, int]],
           turn_index: int, cows_in: float, parent, edge_attrs: dict, taken: tuple) -> float:
     """Resolve the turn (``cards[p]`` per player) from the first card whose option is not
-    yet in ``choices`` (player -> (take_row, tie_side), -1 for none); make choice nodes where an owner has a choice. Returns the value
+    yet in ``choices`` (player -> (take_row, tie_side), -1 for none); make choice nodes where
+    an owner has a choice. Returns the value
     (player 1's view) from here; links ``parent`` to what it makes with ``edge_attrs``."""
     order = sorted(range(len(cards)), key=lambda p: cards[p])
     for n, p in enumerate(order):

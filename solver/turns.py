@@ -20,10 +20,9 @@ the row whose last card is lowest), whatever the count.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from .engine import (END_TAKE, END_TIE, NO_CHOICE, find_end, jit_inline, place_at_end,
-                     row_table)
+from .engine import END_TAKE, END_TIE, NO_CHOICE, find_end, jit_inline, place_at_end, row_table
 from .rules import ROW_COUNT
 
 RULE_OPTION = -1  # play_option: the rule-following choice

@@ -8,10 +8,11 @@ import re
 
 import pytest
 
-from cli_checks import assert_ok, assert_one_line_error, invoke
 from nimmt.solver.analysis import analyse
 from nimmt.solver.exact import estimate_nodes
 from nimmt.solver.position import EXAMPLES, format_position, parse_position
+
+from cli_checks import assert_ok, assert_one_line_error, invoke
 
 EXACT_EXAMPLES = ["example", "example-3p", "example-pro", "example-logic"]
 MODELS = ["random", "worst"]

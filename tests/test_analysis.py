@@ -22,15 +22,16 @@ import random
 
 import pytest
 
-from naive import card_values as brute_force
+from nimmt.cli import cli_message  # the budget messages as the command line prints them
 from nimmt.solver import analysis, montecarlo
 from nimmt.solver.analysis import analyse
-from nimmt.cli import cli_message  # the budget messages as the command line prints them
 from nimmt.solver.errors import BudgetExceeded  # for the budget tests, not the brute force
 from nimmt.solver.exact import estimate_nodes
 from nimmt.solver.game import deal_position
 from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
 from nimmt.solver.rules import NimmtError, Rules
+
+from naive import card_values as brute_force
 
 P1, OPPONENT = "p1", "opponent"
 TOL = 1e-9
@@ -110,7 +111,8 @@ def standard_known(players, cards_left, placement, seed):
                          gone=gone)
 
 
-def tactical_rest(players, rows, hand, others=None, pool=(), placement="normal", variant="tactical"):
+def tactical_rest(players, rows, hand, others=None, pool=(), placement="normal",
+                  variant="tactical"):
     """A tactical/logic position: every card not listed (nor in ``pool``) is gone."""
     listed = {c for r in rows for c in r} | set(hand) | set(pool)
     for h in (others or {}).values():

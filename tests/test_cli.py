@@ -7,8 +7,9 @@ import json
 import pytest
 
 from nimmt import cli
-from cli_checks import assert_ok, assert_one_line_error, invoke
 from nimmt.solver.position import format_position, parse_position
+
+from cli_checks import assert_ok, assert_one_line_error, invoke
 
 BASE = "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
 

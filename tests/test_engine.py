@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from naive import logic_draft as draft
-from naive import replay_cows as replay_game
 from nimmt.solver import engine, reference
 from nimmt.solver.rules import COWS, card_cows, deck_size
+
+from naive import logic_draft as draft
+from naive import replay_cows as replay_game
 
 SEED = 6_104_2024
 BATCH = 20_000

@@ -22,6 +22,7 @@ from nimmt.puzzles import files
 from nimmt.puzzles.records import PuzzleSet
 from nimmt.solver import fileio, kernel_cache
 from nimmt.solver.rules import NimmtError
+
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,8 +39,8 @@ def leftovers(folder: Path) -> list[str]:
 @pytest.fixture
 def no_generation(monkeypatch):
     """Fails the test if puzzle generation starts (the output must be refused first)."""
-    from nimmt import puzzles
     import nimmt.puzzles.core  # noqa: F401
+    from nimmt import puzzles
 
     calls = []
     monkeypatch.setattr(puzzles.core, "generate", lambda *a, **k: calls.append(a) or ([], 0))
@@ -135,8 +136,8 @@ def bad_paths(tmp_path: Path) -> dict[str, tuple[str, str]]:
 @pytest.mark.parametrize("case", ["proc", "empty", "missing folder", "a folder",
                                   "trailing slash", "under a file", "long name"])
 def test_tree_refuses_an_unwritable_output_in_one_line(runner, tmp_path, case, monkeypatch):
-    from nimmt import solver
     import nimmt.solver.tree  # noqa: F401
+    from nimmt import solver
 
     path, word = bad_paths(tmp_path)[case]
     monkeypatch.setattr(solver.tree, "build_tree", lambda *a, **k: pytest.fail("built a tree"))

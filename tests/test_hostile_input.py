@@ -18,12 +18,13 @@ import click
 import pytest
 
 from nimmt import cli
-from cli_checks import assert_ok, assert_one_line_error, invoke
 from nimmt.puzzles.files import load_set
 from nimmt.puzzles.records import Puzzle
 from nimmt.solver import notice
 from nimmt.solver.position import EXAMPLES, parse_position
 from nimmt.solver.rules import NimmtError, plural
+
+from cli_checks import assert_ok, assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = "rows=3,6/5,10/8,11,21/16,19,23"
@@ -333,7 +334,8 @@ def test_quiz_ctrl_c_exits_130(runner, monkeypatch):
 
 
 def test_quiz_sigint_in_a_subprocess_exits_130():
-    proc = subprocess.Popen([sys.executable, "-c", "from nimmt import cli; cli.main()", "puzzles", "quiz",
+    proc = subprocess.Popen([sys.executable, "-c", "from nimmt import cli; cli.main()",
+                             "puzzles", "quiz",
                              "two-player-endgames"], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -19,13 +19,14 @@ import numpy as np
 import pytest
 
 from nimmt.cli import render_analysis
-from cli_checks import assert_ok, invoke
 from nimmt.solver import exact, montecarlo, reference
 from nimmt.solver.analysis import BOUND_UNIT, Analysis, CardAnalysis, analyse
 from nimmt.solver.engine import row_table
 from nimmt.solver.game import deal_position
 from nimmt.solver.position import format_position, load_position, parse_position
 from nimmt.solver.rules import Rules
+
+from cli_checks import assert_ok, invoke
 
 TOL = 1e-9
 BOUND = "upper bound"
@@ -329,4 +330,5 @@ def test_plan_depends_on_position_and_budget_only():
     n = stopped.cards[0].samples
     again = montecarlo.run_montecarlo(position, samples=n, seed=3)
     assert (again.exact_depth, again.rollouts) == (stopped.exact_depth, stopped.rollouts)
-    assert [(c.value, c.stderr) for c in again.cards] == [(c.value, c.stderr) for c in stopped.cards]
+    assert ([(c.value, c.stderr) for c in again.cards]
+            == [(c.value, c.stderr) for c in stopped.cards])

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from nimmt import cli
-from cli_checks import assert_one_line_error, invoke
 from nimmt.solver import exact, nash
 from nimmt.solver.analysis import HOPELESS, analyse
 from nimmt.solver.errors import BudgetExceeded, MemoryExceeded, SearchInterrupted, SearchStopped
@@ -24,6 +23,8 @@ from nimmt.solver.exact import solve_exact
 from nimmt.solver.game import deal_position
 from nimmt.solver.position import format_position, parse_position
 from nimmt.solver.rules import NimmtError, Rules
+
+from cli_checks import assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 # Logic, 4 players, 5 cards each (nimmt deal --variant logic --players 4 --cards-left 5

@@ -26,10 +26,11 @@ import networkx as nx
 import pytest
 
 from nimmt import cli
-from cli_checks import assert_one_line_error, invoke
 from nimmt.solver import names, rules
 from nimmt.solver.errors import NimmtError, param
 from nimmt.solver.names import Method, Model, Placement, Variant
+
+from cli_checks import assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 

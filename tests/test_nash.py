@@ -28,20 +28,27 @@ import re
 
 import numpy as np
 import pytest
+
 from nimmt.cli import cli_message
+from nimmt.solver import reference
+from nimmt.solver.analysis import analyse_nash  # noqa: E402
+from nimmt.solver.game import deal_position
+
+# imported to be tested (never used by the brute force)
+from nimmt.solver.nash import (  # noqa: E402
+    BYTES_PER_STATE,
+    NashResult,
+    _matrix_game,  # noqa: E402
+    estimate_states,
+    largest_fitting_k,
+    solve_nash,
+)
+from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
+from nimmt.solver.rules import NimmtError, Rules, card_cows
+
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from naive import NashBrute as Brute
 from naive import highs_batch
-from nimmt.solver import reference
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
-from nimmt.solver.rules import Rules, NimmtError, card_cows
-
-# imported to be tested (never used by the brute force)
-from nimmt.solver.nash import _matrix_game  # noqa: E402
-from nimmt.solver.analysis import analyse_nash  # noqa: E402
-from nimmt.solver.nash import (BYTES_PER_STATE, NashResult, estimate_states,  # noqa: E402
-                         largest_fitting_k, solve_nash)
 
 TOL = 1e-9
 P1, P2 = 1, 2
@@ -430,9 +437,9 @@ def test_k1_expected_cows_on_an_optimal_line():
             """(D, p1 cows) of every optimal line from card i on."""
             if i == 2:
                 return {(0, 0)}
-            card, who = cards[i]
+            card, who = cards[i]  # noqa: B023 (called within the iteration)
             found = []
-            for o in reference.options(rows, card, prof):
+            for o in reference.options(rows, card, prof):  # noqa: B023
                 new, cows = reference.apply_option(rows, card, o)
                 d = cows if who == P1 else -cows
                 mine = cows if who == P1 else 0

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from test_nash import Brute
 
 from nimmt.solver import nash, reference
 from nimmt.solver.engine import row_table
 from nimmt.solver.rules import HAND_SIZE, ROW_COUNT
 from nimmt.solver.table import Table
-from test_nash import Brute
 
 ROWS = [[10, 11], [13, 15], [17, 18, 20], [23]]
 FULL = [[3, 4, 5, 6, 7], [9, 10, 11, 12, 13], [15, 16], [19, 20, 21, 22, 23]]

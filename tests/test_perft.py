@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from nimmt.solver import engine, turns
+from nimmt.solver.rules import COWS
+
 from naive import after_turn
 from naive import perft as reference_perft
-from nimmt.solver import engine, reference, turns
-from nimmt.solver.rules import COWS
 
 DATA = Path(__file__).parent / "data" / "perft.json"
 COUNTED = ("histories", "states", "takes", "ties", "sixths")

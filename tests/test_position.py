@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from nimmt.solver.engine import TurnOutcome
 from nimmt.solver.game import deal_position
-from nimmt.solver.position import (Position, format_position, load_position, parse_position,
-                             problems)
+from nimmt.solver.position import Position, format_position, load_position, parse_position, problems
 from nimmt.solver.rules import PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows
 
 # The README / docstring example: tactical, 2 players, 3 cards left, p2 derived.
@@ -292,7 +291,8 @@ def test_apply_turn_returns_new_position_and_outcome():
 
 
 # tactical, 2 players, 2 cards left: row 1 is full
-FULL_ROW = "players=2 rows=1,2,3,4,5/10/15/20 hand=6,21 p2=7,22 gone=8,9,11,12,13,14,16,17,18,19,23,24"
+FULL_ROW = ("players=2 rows=1,2,3,4,5/10/15/20 hand=6,21 p2=7,22 "
+            "gone=8,9,11,12,13,14,16,17,18,19,23,24")
 
 
 def test_apply_turn_sixth_card_moves_taken_cards_to_gone():
@@ -535,8 +535,8 @@ def test_every_constructor_path_refuses_an_invalid_value(tmp_path, monkeypatch):
         Position(p.variant, p.players, p.placement, p.rows, ("13", "18", "22"),
                  p.other_hands, p.gone, p.scores)
     # apply_turn builds its result through the same checks: a turn that lost a card fails
-    from nimmt import solver
     import nimmt.solver.engine  # noqa: F401
+    from nimmt import solver
 
     real = solver.engine.resolve_turn
 

@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import pytest
 
-from cli_checks import assert_one_line_error, invoke
 from nimmt.puzzles import files
 from nimmt.puzzles.core import refutation
 from nimmt.puzzles.records import Puzzle, PuzzleSet, RefutationTurn, SetStats, Settings
@@ -16,6 +15,8 @@ from nimmt.solver.analysis import OPPONENTS
 from nimmt.solver.line import LineTurn, Play, RowChoice, opponent_sets, principal_line
 from nimmt.solver.position import parse_position
 from nimmt.solver.rules import MODELS, NimmtError
+
+from cli_checks import assert_one_line_error, invoke
 
 SHIPPED = sorted(files.shipped_sets())
 SAMPLE = 10  # puzzles per shipped set whose refutation is made again in the default run
@@ -221,7 +222,7 @@ def _tree_line(position, card: int, model: str) -> list[tuple[int, str, int]]:
             edge, node = reply
             mine = edge.get("cows", 0)
             return mine - (edge.get("cows_opponents", 0) if model == "nash" else 0) \
-                + graph.nodes[node]["value"]
+                + graph.nodes[node]["value"]  # noqa: B023 (used within the iteration)
 
         data, node = max(replies, key=value)
         cows, label = data["cows"], data["label"]

@@ -23,14 +23,15 @@ from pathlib import Path
 
 import pytest
 
-from cli_checks import assert_ok, assert_one_line_error, invoke
 from nimmt.puzzles import files, render
-from nimmt.puzzles.core import (DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate)
+from nimmt.puzzles.core import DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate
 from nimmt.puzzles.records import Puzzle, PuzzleSet
 from nimmt.solver.analysis import analyse
 from nimmt.solver.position import format_position, parse_position
 from nimmt.solver.render import rows_svg
 from nimmt.solver.rules import NimmtError
+
+from cli_checks import assert_ok, assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS_DIR = ROOT / "puzzles" / "sets"
@@ -716,7 +717,8 @@ def test_shipped_sets_load_from_an_installed_wheel(tmp_path):
     assert in_wheel == names
     assert "nimmt/puzzles/files.py" in members and "nimmt/cli.py" in members
     # every import name lives under nimmt: nothing generic (solver, puzzles, cli) at the top
-    assert {m.split("/")[0] for m in members} == {"nimmt", wheel.name.split("-py")[0] + ".dist-info"}
+    dist_info = wheel.name.split("-py")[0] + ".dist-info"
+    assert {m.split("/")[0] for m in members} == {"nimmt", dist_info}
 
     site_dirs = [d for d in site.getsitepackages() if os.path.isdir(d)]
     code = textwrap.dedent("""

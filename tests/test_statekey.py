@@ -15,12 +15,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_nash import Brute
 
 from nimmt.solver.engine import row_table
 from nimmt.solver.rules import COWS, ROW_LIMIT, STANDARD_DECK
-from nimmt.solver.statekey import (L_WIDTH, OWNER_BITS_ANY, OWNER_BITS_TWO, key_layout,
-                             state_key, two_hands_layout)
-from test_nash import Brute
+from nimmt.solver.statekey import (
+    L_WIDTH,
+    OWNER_BITS_ANY,
+    OWNER_BITS_TWO,
+    key_layout,
+    state_key,
+    two_hands_layout,
+)
 
 TOL = 1e-9
 LAYOUTS = {"two": lambda pro: two_hands_layout(pro),

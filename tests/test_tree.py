@@ -29,16 +29,17 @@ from collections import Counter
 import networkx as nx
 import pytest
 
-from cli_checks import assert_ok, assert_one_line_error
-from cli_checks import invoke as run
-from naive import tree_node_counts as brute_count
-from naive import turn_cows as brute_cows
 from nimmt.solver import reference
 from nimmt.solver.analysis import analyse
 from nimmt.solver.game import deal_position
 from nimmt.solver.position import format_position, load_position
 from nimmt.solver.rules import NimmtError, Rules
 from nimmt.solver.tree import build_tree, count_nodes, format_tree_text, write_tree
+
+from cli_checks import assert_ok, assert_one_line_error
+from cli_checks import invoke as run
+from naive import tree_node_counts as brute_count
+from naive import turn_cows as brute_cows
 
 TOL = 1e-7  # values are sums of a few dozen floats
 
@@ -60,18 +61,18 @@ MODEL_CASES = ([(n, m) for n in CASES for m in ("random", "worst")]
                + [(n, "nash") for n in TWO_PLAYER])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def position_of(name):
     return CASES[name][0]()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tree_of(name, model, **options):
     options.setdefault("depth", CASES[name][1])
     return build_tree(position_of(name), opponents=model, max_nodes=10**6, **options)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def analysis_of(name, model):
     return analyse(position_of(name), opponents=model, method="exact")
 
@@ -407,7 +408,7 @@ def test_min_probability_drops_unlikely_opponent_sets(name, model, threshold):
     for key, n in cut_keys.items():  # the values stay the model's
         assert cut.nodes[n]["value"] == pytest.approx(full.nodes[full_keys[key]]["value"],
                                                       abs=TOL)
-    for a, b, e in cut.edges(data=True):
+    for a, _b, e in cut.edges(data=True):
         if cut.nodes[a]["actor"] in ("chance", "opponents"):
             assert e["probability"] >= threshold
     if threshold == 1 / 3:
@@ -616,11 +617,11 @@ def test_failed_write_cleans_up_and_keeps_the_old_file(tmp_path, suffix):
     g = tree_of("tactical2-k2-s0", "random").copy()
     g.nodes[g.graph["root"]]["bad"] = object()  # no writer can serialise this
     target = tmp_path / f"tree{suffix}"
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (whichever error the writer raises)
         write_tree(g, str(target))
     assert os.listdir(tmp_path) == []
     target.write_text("old", encoding="utf-8")
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017
         write_tree(g, str(target))
     assert os.listdir(tmp_path) == [target.name]
     assert target.read_text(encoding="utf-8") == "old"
