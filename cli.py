@@ -9,10 +9,13 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from tabulate import tabulate
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
 
 from nimmt.solver.errors import NimmtError, SearchInterrupted, SearchStopped
 from nimmt.solver.names import Method, Model, Placement, Variant
@@ -71,7 +74,7 @@ COMPILE_NOTICE = ("nimmt: compiling the numba kernels for their first use (up to
                   "two; they are cached, later runs start in about a second)")
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"nimmt: error: {message}", err=True)
     sys.exit(2)
 
@@ -80,6 +83,7 @@ def _command_path(ctx: click.Context | None) -> str:
     """``nimmt puzzles show``: the command an error belongs to, for its --help hint."""
     names = []
     while ctx is not None and ctx.parent is not None:
+        assert ctx.info_name is not None  # click names every subcommand's context
         names.append(ctx.info_name)
         ctx = ctx.parent
     return " ".join(["nimmt", *reversed(names)])
@@ -205,7 +209,7 @@ class LazyProgress:
         self.total, self.label, self.delay = total, label, delay
         self.start = time.perf_counter()
         self.done = 0
-        self.bar = None
+        self.bar: ProgressBar[int] | None = None
         self.enabled = sys.stderr.isatty()
 
     def __call__(self, step: int) -> None:
@@ -541,6 +545,7 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
     if fmt == "text":
         click.echo(format_tree_text(graph))
         return
+    assert output is not None  # fmt is "file" here, which needs --output (checked above)
     write_tree(graph, output)
     click.echo(f"wrote {output}: {graph.number_of_nodes():,} nodes, "
                f"{graph.number_of_edges():,} edges")

@@ -28,7 +28,7 @@ from nimmt.solver.rules import HAND_SIZE, ROW_COUNT, Rules, plural
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
 DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
-DEFAULT_MARGIN = {Model.WORST: 1.0, Model.RANDOM: 0.5, Model.NASH: 0.5}
+DEFAULT_MARGIN: dict[str, float] = {Model.WORST: 1.0, Model.RANDOM: 0.5, Model.NASH: 0.5}
 TOLERANCE = 1e-9
 
 __all__ = ["Settings", "generate", "check_settings", "check_puzzle", "make_puzzle",

@@ -17,7 +17,7 @@ from nimmt.solver.rules import HAND_SIZE, plural
 __all__ = ["board", "export_html", "export_markdown", "line_text", "solution", "unit",
            "values_headers", "values_rows"]
 
-QUESTION = {
+QUESTION: dict[str, str] = {
     Model.WORST: "Which card keeps your guaranteed cows lowest (the others play to hurt you)?",
     Model.RANDOM: "Which card costs you the fewest expected cows (the others play at random)?",
     Model.NASH: "Which card should you play against a perfect opponent (the equilibrium)?"}

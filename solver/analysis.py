@@ -12,6 +12,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import exact, montecarlo, nash
 from .errors import BudgetExceeded, NimmtError, SearchStopped, param
@@ -37,8 +38,8 @@ AUTO_SECONDS = 10.0
 AUTO_SHARE = 0.5
 STOPPED_BY = {"time limit": "its time budget", "memory": "the memory budget",
               "nodes": "the node budget"}
-UNITS = {Model.RANDOM: "expected cows", Model.WORST: "guaranteed cows",
-         Model.NASH: "game value"}
+UNITS: dict[str, str] = {Model.RANDOM: "expected cows", Model.WORST: "guaranteed cows",
+                         Model.NASH: "game value"}
 # Monte Carlo with some later turns played by a policy: what its figures are (README)
 BOUND_UNIT = "upper bound on expected cows"
 
@@ -99,11 +100,12 @@ class Analysis:
         """The JSON of DESIGN.md section 4 (plus fields that never change its meaning)."""
         cards = []
         for c in self.cards:
-            item = {"card": c.card, "value": c.value, "regret": c.regret}
+            item: dict[str, Any] = {"card": c.card, "value": c.value, "regret": c.regret}
             if not math.isnan(c.cows_now):
                 item.update(cows_now=c.cows_now, cows_later=c.cows_later,
                             take_probability=c.take_probability)
             if c.stderr is not None:
+                assert c.ci95 is not None  # Monte Carlo sets stderr and ci95 together
                 item.update(stderr=c.stderr, ci95=list(c.ci95), samples=c.samples,
                             regret_stderr=c.regret_stderr)
             if c.frequency is not None:

@@ -569,7 +569,8 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
 
     def work() -> None:
         try:
-            _solve_cards(*args, stats, max_nodes, results)
+            # numba's Dispatcher.__call__ is typed without the kernel's parameters
+            _solve_cards(*args, stats, max_nodes, results)  # type: ignore[call-arg]
         except BaseException as error:  # handed to the caller's thread
             failures.append(error)
         finally:

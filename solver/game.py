@@ -62,7 +62,11 @@ def play_random_turns(position: Position, turns: int, seed: int) -> Position:
                          f"p{position.players}")
     rng = random.Random(seed)
     for _ in range(turns):
-        position, _ = position.apply_turn([rng.choice(h) for h in position.hands])
+        cards = []
+        for h in position.hands:
+            assert h is not None  # every hand known (checked above; turns keep them known)
+            cards.append(rng.choice(h))
+        position, _ = position.apply_turn(cards)
     return position
 
 

@@ -17,6 +17,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import MutableMapping
+from typing import Any
 
 __all__ = ["configure", "numba_candidates", "private_folder"]
 
@@ -88,7 +89,7 @@ def configure(source_dir: str | None = None, environ: MutableMapping[str, str] |
     folder = private_folder(root) if root else None
     if folder is not None:
         environ["NUMBA_CACHE_DIR"] = folder
-        config = sys.modules.get("numba.core.config")
+        config: Any = sys.modules.get("numba.core.config")  # a module: attributes unknown
         if config is not None:  # numba already imported: it read the environment then
             config.CACHE_DIR = folder
         _notice(f"numba cannot write its cache in {where}; compiled kernels are cached in "

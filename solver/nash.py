@@ -803,6 +803,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     (0.0, True)
     """
     check_nash_position(position)
+    p2_hand = position.hands[1]
+    assert p2_hand is not None  # check_nash_position: two players, both hands known
     states = estimate_states(position)
     needed = estimate_bytes(position)
     if needed > memory:
@@ -817,7 +819,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     width = key_width(layout)
     first, largest = table_slots(position, memory)
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
-            np.asarray(position.hands[1], np.int64), position.professional, layout, MEMO_FROM,
+            np.asarray(p2_hand, np.int64), position.professional, layout, MEMO_FROM,
             window)
     if not _solve.signatures:  # compile or load first: times are the search's
         small = Table(16, width, VALUE_WORDS)
@@ -912,7 +914,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     stats[N_SADDLE if pure else N_LP] += 1  # the root's game
     x, y = x[:k], y[:k]
     p1_cows = float(x @ aux @ y)
-    return NashResult(float(value), position.hand, position.hands[1], tuple(map(float, x)),
+    return NashResult(float(value), position.hand, p2_hand, tuple(map(float, x)),
                       tuple(map(float, y)), tuple(map(float, values @ y)),
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),

@@ -102,12 +102,12 @@ def random_chooser(rng: random.Random) -> Chooser:
 def play_round(rows, hands: Sequence[Sequence[int]], professional: bool,
                pick: Callable[[int, list, list], int], chooser: Chooser = default_chooser):
     """Play hands out. ``pick(player, hand, rows)`` returns the card to play."""
-    hands = [list(h) for h in hands]
-    total = [0] * len(hands)
-    while hands[0]:
-        cards = [pick(p, hands[p], rows) for p in range(len(hands))]
+    held = [list(h) for h in hands]
+    total = [0] * len(held)
+    while held[0]:
+        cards = [pick(p, held[p], rows) for p in range(len(held))]
         for p, c in enumerate(cards):
-            hands[p].remove(c)
+            held[p].remove(c)
         rows, cows = resolve_turn(rows, cards, professional, chooser)
         total = [t + c for t, c in zip(total, cows)]
     return rows, total

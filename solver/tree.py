@@ -77,13 +77,13 @@ class _Build:
         key = format_position(position)
         if key not in self.solved:
             if self.model == "nash":
-                r = solve_nash(position)
-                self.solved[key] = {"value": r.value, "ev": dict(zip(r.p1_cards, r.p1_ev)),
-                                    "p1": dict(zip(r.p1_cards, r.p1_frequency)),
-                                    "p2": dict(zip(r.p2_cards, r.p2_frequency))}
+                n = solve_nash(position)
+                self.solved[key] = {"value": n.value, "ev": dict(zip(n.p1_cards, n.p1_ev)),
+                                    "p1": dict(zip(n.p1_cards, n.p1_frequency)),
+                                    "p2": dict(zip(n.p2_cards, n.p2_frequency))}
             else:
-                r = solve_exact(position, self.model, max_nodes=SEARCH_STOP)
-                ev = {c.card: c.value for c in r.cards}
+                e = solve_exact(position, self.model, max_nodes=SEARCH_STOP)
+                ev = {c.card: c.value for c in e.cards}
                 self.solved[key] = {"value": min(ev.values()), "ev": ev}
         return self.solved[key]
 
@@ -106,11 +106,11 @@ class _TooBig(Exception):
     pass
 
 
-def _opponent_sets(position: Position) -> list[tuple[tuple[int, int | None], ...]]:
+def _opponent_sets(position: Position) -> list[tuple[tuple[int | None, int], ...]]:
     """Every opponents' card set of one turn: ((player index or None if hidden, card), ...)."""
     known = [(i, h) for i, h in enumerate(position.hands) if i and h is not None]
     hidden = len(position.hidden_players)
-    sets = []
+    sets: list[tuple[tuple[int | None, int], ...]] = []
     for picks in itertools.product(*(h for _, h in known)):
         for combo in itertools.combinations(position.pool, hidden):
             sets.append(tuple((i, c) for (i, _), c in zip(known, picks))
@@ -240,7 +240,7 @@ def _opponents(b: _Build, position: Position, card: int, value: float, turn_inde
         probabilities = [1.0 / len(sets)] * len(sets)
     else:
         probabilities = [None] * len(sets)
-    values = []
+    values: list[float | None] = []
     for s, prob in zip(sets, probabilities):
         if prob is not None and prob < b.min_probability:
             values.append(None)
