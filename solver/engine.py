@@ -324,9 +324,9 @@ def pick_card(bot, hand, count, table, professional, rng):
         if find_end(table, hand[lowest], professional)[0] == END_TAKE:
             if table[rule_take_row(table), COWS_COLUMN] <= CHEAP_ROW:
                 return lowest
-            i = _closest_index(hand, count, table, professional, True)
+            i = _closest_index(hand, count, table, professional, np.bool_(True))
             return lowest if i < 0 else i
-    i = _closest_index(hand, count, table, professional, False)
+    i = _closest_index(hand, count, table, professional, np.bool_(False))
     if bot == BOT_DUMPER:
         _, gap, cost = landing(table, hand[i], professional)
         if cost > 0 or gap > FAR_GAP:
