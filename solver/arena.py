@@ -230,6 +230,7 @@ class BotSummary:
     decisions: int
     mean_seconds: float
     p95_seconds: float
+    median_seconds: float = math.nan
 
 
 @dataclass
@@ -269,6 +270,7 @@ class ArenaResult:
                           "win_rate": est(s.win_rate), "rating": s.rating,
                           "rating_ci95": [s.rating_low, s.rating_high],
                           "decisions": s.decisions, "mean_seconds": s.mean_seconds,
+                          "median_seconds": s.median_seconds,
                           "p95_seconds": s.p95_seconds} for s in self.summaries],
                 "pairwise": {a: {b: est(self.pairwise[i][j]) for j, b in enumerate(self.bots)
                                  if i != j} for i, a in enumerate(self.bots)}}
@@ -361,7 +363,8 @@ def summarise(result: ArenaResult) -> ArenaResult:
             result.bots[b], Estimate.of(cows[:, b]), Estimate.of(wins[:, b]),
             float(points[b]), float(low[b]), float(high[b]), len(times),
             float(times.mean()) if len(times) else math.nan,
-            float(np.percentile(times, 95)) if len(times) else math.nan))
+            float(np.percentile(times, 95)) if len(times) else math.nan,
+            float(np.median(times)) if len(times) else math.nan))
     result.pairwise = [[None if a == b else Estimate.of(np.array(
         [np.mean([_pair_score(g, a, b) for g in group]) for group in deals]))
         for b in range(n)] for a in range(n)]

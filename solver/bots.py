@@ -177,7 +177,6 @@ class Decision:
     card: int
     take_row: int = -1
     tie_side: int = -1
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -269,8 +268,6 @@ class ExpectiBot(Bot):
 
     def values(self, position: Position, share: float = 1.0) -> dict[int, float]:
         """Every card's value in the random model within this bot's budget."""
-        if position.cards_left == 1:
-            return {position.hand[0]: 0.0}
         nodes = self.params["nodes"]
         seconds = self.params["time"] * share if self.params["time"] else None
         if estimate_nodes(position) <= nodes:
@@ -286,6 +283,8 @@ class ExpectiBot(Bot):
         return {c.card: c.value for c in result.cards}
 
     def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
         return planned(position, _best(self.values(position)))
 
     def option_value(self, moment: Moment, option: int, share: float) -> float:
@@ -303,8 +302,6 @@ class ParanoidBot(ExpectiBot):
     """The worst model's best card where exact search fits, ``expecti`` before."""
 
     def worst_values(self, position: Position) -> dict[int, float] | None:
-        if position.cards_left == 1:
-            return {position.hand[0]: 0.0}
         nodes = self.params["nodes"]
         if estimate_nodes(position) > nodes:
             return None
@@ -317,6 +314,8 @@ class ParanoidBot(ExpectiBot):
         return {c.card: c.value for c in result.cards}
 
     def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
         worst = self.worst_values(position)
         return planned(position, _best(worst)) if worst is not None else super().choose(position)
 
@@ -343,8 +342,11 @@ class NashBot(ExpectiBot):
         if not self.fits(position):
             return super().choose(position)
         if position.cards_left == 1:
-            return Decision(position.hand[0])
-        r = solve_nash(position, workers=1, time_limit=self.params["time"])
+            return planned(position, position.hand[0])
+        try:
+            r = solve_nash(position, workers=1, time_limit=self.params["time"])
+        except SearchStopped:  # over its time: expecti's card
+            return super().choose(position)
         rng = np.random.default_rng(self.next_seed())
         weights = np.clip(np.asarray(r.p1_frequency, float), 0.0, None)
         card = r.p1_cards[int(rng.choice(len(weights), p=weights / weights.sum()))]
@@ -356,9 +358,7 @@ class NashBot(ExpectiBot):
         values = {}
         for o in range(len(moment.options)):
             after, cows = moment.after(o)
-            later = 0.0
-            if after.cards_left > 1:
-                later = solve_nash(after, workers=1).value
+            later = solve_nash(after, workers=1).value if after.cards_left else 0.0
             values[o] = cows[0] - cows[1] + later
         return _best(values)
 
@@ -393,7 +393,7 @@ class MonteCarloBot(Bot):
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:
-            return Decision(position.hand[0])
+            return planned(position, position.hand[0])
         return planned(position, _best(self.values(position)))
 
 

@@ -259,3 +259,15 @@ def test_deal_and_simulate_take_search_bots(runner):
                  "--games", "2", "--one-round", "--seed", "1")
     assert_ok(sim)
     assert "mcs:playouts=10" in sim.stdout
+
+
+def test_games_to_a_threshold_play_rounds_until_a_total_reaches_it():
+    rules = Rules("tactical", 2, threshold=25)
+    result = run_arena(rules, parse_bots("closest,random"), 2, seed=4)
+    for g in result.games:
+        assert max(g.totals) >= 25 and g.rounds >= 1
+    assert any(g.rounds > 1 for g in result.games)
+    a = result.summaries[0]
+    want = np.mean([np.mean([g.totals[0] / g.rounds for g in result.games if g.deal == d])
+                    for d in (0, 1)])
+    assert a.cows_per_round.mean == pytest.approx(want)
