@@ -392,12 +392,16 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
 @click.option("--verify", is_flag=True,
               help="nash: check the strategies by best responses (exploitability 0).")
+@click.option("--turn", default=None, metavar="CARDS",
+              help="A row choice to value: this turn's cards, yours first (e.g. 4,13), when "
+                   "your card reaches the rows with no legal end (or a professional tie): "
+                   "each row (end) with its cows now and the value after the turn.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
 def analyse(position: Position, opponents: str, method: str, samples: int,
             time_limit: float | None, max_nodes: int | None, memory: int,
-            workers: int | None, both_sides: bool, verify: bool, fmt: str,
+            workers: int | None, both_sides: bool, verify: bool, turn: str | None, fmt: str,
             seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
@@ -422,6 +426,12 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     from nimmt.solver.analysis import analyse as run
 
     used_seed = _fresh_seed(seed)
+    if turn is not None:
+        if both_sides or verify:
+            _usage("--both-sides and --verify do not apply to --turn (a row choice)")
+        _analyse_turn(position, turn, opponents, samples, used_seed,
+                      DEFAULT_MAX_NODES if max_nodes is None else max_nodes, fmt)
+        return
     if opponents == Model.NASH:
         progress = LazyProgress(position.cards_left ** 2, "root cells")
     else:
@@ -460,6 +470,44 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
 
 
 cli.add_command(analyse, name="analyze")
+
+
+def _analyse_turn(position: Position, turn: str, opponents: str, samples: int, seed: int,
+                  max_nodes: int, fmt: str) -> None:
+    """``analyse --turn``: every row choice of your card in that turn, best first."""
+    from nimmt.solver.analysis import UNITS
+    from nimmt.solver.bots import row_choices
+
+    cards = []
+    for item in turn.split(","):
+        if not (item.isascii() and item.isdigit()):
+            raise NimmtError(f"--turn takes cards as ASCII digits separated by commas, "
+                             f"yours first (e.g. 4,13); got {cut(turn)!r}")
+        cards.append(int(item))
+    choices = row_choices(position, cards, opponents, max_nodes=max_nodes, samples=samples,
+                          seed=seed)
+    unit = UNITS[opponents]
+    if fmt == "json":
+        click.echo(json.dumps({
+            "position": format_position(position), "turn": cards, "opponents": opponents,
+            "unit": unit, "value": choices[0].value,
+            "choices": [{"choice": c.label, "take_row": c.take_row, "tie_side": c.tie_side,
+                         "cows_now": c.cows_now, "later": c.later, "value": c.value,
+                         "regret": c.regret, "rule_following": c.rule} for c in choices]},
+            indent=2))
+        return
+    now = "your cows - p2's now" if opponents == Model.NASH else "cows now"
+    click.echo(f"{position.variant}, {position.players} players, {position.placement} "
+               f"placement; turn {','.join(map(str, cards))}: your {cards[0]} has a choice; "
+               f"opponents: {opponents} ({unit} to the end of the round)")
+    rows = [[c.label + (" (rule-following)" if c.rule else ""), f"{c.cows_now:.3f}",
+             f"{c.later:.3f}", f"{c.value:.3f}", f"{c.regret:.3f}"] for c in choices]
+    click.echo(tabulate(rows, headers=["choice", now, "later (best card after)", unit,
+                                       "regret"],
+                        tablefmt="github" if fmt == "markdown" else "simple",
+                        disable_numparse=True))
+    best = choices[0]
+    click.echo(f"\nbest: {best.label} ({unit} {best.value:.3f})")
 
 
 def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -49,14 +49,15 @@ import numpy as np
 from . import engine, turns
 from .analysis import analyse
 from .engine import jit, rng_below, rng_seed
-from .errors import NimmtError, SearchStopped
+from .errors import NimmtError, SearchStopped, param
 from .exact import estimate_nodes
 from .nash import solve_nash
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
 
 __all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "Decision",
-           "Moment", "Policy", "make_policy", "parse_bot", "parse_bots", "split_bot_list"]
+           "Moment", "Policy", "RowOption", "make_policy", "moment_of", "parse_bot", "parse_bots",
+           "row_choices", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs")
@@ -459,3 +460,85 @@ def make_policy(spec: BotSpec | str, seed: int = 0) -> Bot:
         spec = parse_bot(spec)
     return BOT_CLASSES[spec.name](spec, seed)
 
+
+
+# ---------------------------------------------------------------- row choices
+
+@dataclass(frozen=True)
+class RowOption:
+    """One row choice of player 1's card: this turn's cows, the value of the position
+    after the turn in the model (its best card), their sum, and the regret."""
+
+    option: int
+    take_row: int   # 0..3 (a low card), or -1
+    tie_side: int   # 0 right / 1 left (a professional tie), or -1
+    label: str      # "take row 2", "right end of row 3"
+    cows_now: float
+    later: float
+    value: float
+    regret: float
+    rule: bool      # the rule-following choice
+
+
+def moment_of(position: Position, turn: Sequence[int]) -> Moment:
+    """The moment player 1's card (``turn[0]``) reaches the rows in the turn ``turn`` (one
+    card per player, player 1 first): the lower cards placed first, their owners'
+    choices rule-following. A NimmtError when that card has only one place to go."""
+    if len(turn) != position.players:
+        raise NimmtError(f"{param('turn')} needs one card per player ({position.players}), "
+                         f"player 1 first; got {len(turn)}")
+    position.apply_turn(turn)  # every card checked: in its hand (or the pool), no repeats
+    mine = turn[0]
+    lower = [c for c in turn if c < mine]
+    rows = position.rows if not lower else engine.resolve_turn(
+        position.rows, sorted(lower), position.professional).rows
+    options = turns.option_choices(rows, mine, position.professional)
+    if len(options) < 2:
+        raise NimmtError(f"player 1's card {mine} has one place to go in this turn; there is "
+                         f"no row to choose (give a card with no legal end in {param('turn')})")
+    none = (-1,) * position.players
+    return Moment(position, tuple(turn), none, none, rows, options)
+
+
+def _label(moment: Moment, option: int) -> str:
+    take, tie = moment.options[option]
+    if take >= 0:
+        return f"take row {take + 1}"
+    return "right end" if tie == 0 else "left end"
+
+
+def row_choices(position: Position, turn: Sequence[int], opponents: str = "random",
+                max_nodes: int = 5_000_000, samples: int = 2000, seed: int = 0
+                ) -> tuple[RowOption, ...]:
+    """Each row choice of player 1's card in the turn ``turn`` (player 1's card first),
+    best first: the cows it takes now plus the value of the position after the turn
+    (``analyse``'s best card; random: expected cows, worst: guaranteed cows; nash: this
+    turn's cows minus player 2's plus the game value after). The later owners' choices in
+    the same turn are rule-following.
+
+    >>> from nimmt.solver.position import load_position
+    >>> choices = row_choices(load_position("example"), [4, 13], "worst")
+    >>> [(r.label, r.cows_now, r.value, r.rule) for r in choices][:2]
+    [('take row 4', 3.0, 3.0, False), ('take row 1', 2.0, 5.0, True)]
+    """
+    moment = moment_of(position, turn)
+    values = []
+    for o in range(len(moment.options)):
+        after, cows = moment.after(o)
+        now = float(cows[0])
+        later = 0.0
+        if opponents == "nash":
+            now -= cows[1]
+            later = solve_nash(after, workers=1).value if after.cards_left else 0.0
+        elif after.cards_left:
+            later = analyse(after, opponents, max_nodes=max_nodes, samples=samples,
+                            seed=seed).best.value
+        values.append((now + later, o, now, later))
+    rule_step = moment.after(-1)[0]
+    best = min(values)[0]
+    out = []
+    for value, o, now, later in sorted(values):
+        take, tie = moment.options[o]
+        out.append(RowOption(o, take, tie, _label(moment, o), now, later, value, value - best,
+                             moment.after(o)[0] == rule_step))
+    return tuple(out)

@@ -2,6 +2,8 @@
 engine's kernels, and the search-backed bots against the analysis they stand for."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from nimmt.solver import engine, turns
@@ -11,8 +13,10 @@ from nimmt.solver.bots import (
     ExpectiBot,
     Moment,
     make_policy,
+    moment_of,
     parse_bot,
     parse_bots,
+    row_choices,
     split_bot_list,
 )
 from nimmt.solver.errors import NimmtError
@@ -192,3 +196,46 @@ def test_a_moment_plays_the_turn_with_the_choice():
     for o, (take, _) in enumerate(moment.options):
         after, cows = moment.after(o)
         assert moment.cards[0] in after.rows[take]
+
+
+# ---------------------------------------------------------------- row choices (item 6)
+
+def test_row_choices_value_every_row_and_agree_with_the_bots():
+    p = load_position("example")
+    choices = row_choices(p, [4, 13], "worst")
+    assert [c.label for c in choices] == ["take row 4", "take row 1", "take row 3", "take row 2"]
+    assert [c.value for c in choices] == [3.0, 5.0, 7.0, 8.0]
+    assert [c.rule for c in choices] == [False, True, False, False]  # the rule costs 2 more
+    for c in choices:
+        assert c.value == pytest.approx(c.cows_now + c.later)
+    moment = moment_of(p, [4, 13])
+    assert moment.options[make_policy("paranoid").choose_option(moment)] == (3, -1)
+    best_random = row_choices(p, [4, 13], "random")[0]
+    assert moment.options[make_policy("expecti").choose_option(moment)] == (
+        best_random.take_row, best_random.tie_side)
+    nash = row_choices(p, [4, 13], "nash")
+    assert moment.options[make_policy("nash").choose_option(moment)] == (nash[0].take_row, -1)
+
+
+def test_a_card_with_one_place_has_no_row_choice():
+    with pytest.raises(NimmtError, match="no row to choose"):
+        row_choices(load_position("example"), [14, 13])
+    with pytest.raises(NimmtError, match="one card per player"):
+        row_choices(load_position("example"), [4])
+    with pytest.raises(NimmtError, match="cannot play 5"):
+        row_choices(load_position("example"), [4, 5])
+
+
+def test_analyse_turn_on_the_command_line(runner):
+    from cli_checks import assert_ok, assert_one_line_error, invoke
+
+    result = invoke(runner, "analyse", "example", "--turn", "4,13", "--opponents", "worst")
+    assert_ok(result)
+    assert "take row 1 (rule-following)" in result.stdout
+    assert "best: take row 4 (guaranteed cows 3.000)" in result.stdout
+    data = json.loads(invoke(runner, "analyse", "example", "--turn", "4,13", "--format",
+                             "json").stdout)
+    assert data["turn"] == [4, 13] and data["choices"][0]["regret"] == 0.0
+    for bad in ("4,x", "14,13", "4", "4,5"):
+        line = assert_one_line_error(invoke(runner, "analyse", "example", "--turn", bad))
+        assert "--turn" in line or "cannot play" in line or "one card per player" in line
