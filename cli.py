@@ -392,12 +392,16 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
 @click.option("--verify", is_flag=True,
               help="nash: check the strategies by best responses (exploitability 0).")
+@click.option("--turn", default=None, metavar="CARDS",
+              help="A row choice to value: this turn's cards, yours first (e.g. 4,13), when "
+                   "your card reaches the rows with no legal end (or a professional tie): "
+                   "each row (end) with its cows now and the value after the turn.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
 def analyse(position: Position, opponents: str, method: str, samples: int,
             time_limit: float | None, max_nodes: int | None, memory: int,
-            workers: int | None, both_sides: bool, verify: bool, fmt: str,
+            workers: int | None, both_sides: bool, verify: bool, turn: str | None, fmt: str,
             seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
@@ -422,6 +426,12 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
     from nimmt.solver.analysis import analyse as run
 
     used_seed = _fresh_seed(seed)
+    if turn is not None:
+        if both_sides or verify:
+            _usage("--both-sides and --verify do not apply to --turn (a row choice)")
+        _analyse_turn(position, turn, opponents, samples, used_seed,
+                      DEFAULT_MAX_NODES if max_nodes is None else max_nodes, fmt)
+        return
     if opponents == Model.NASH:
         progress = LazyProgress(position.cards_left ** 2, "root cells")
     else:
@@ -460,6 +470,44 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
 
 
 cli.add_command(analyse, name="analyze")
+
+
+def _analyse_turn(position: Position, turn: str, opponents: str, samples: int, seed: int,
+                  max_nodes: int, fmt: str) -> None:
+    """``analyse --turn``: every row choice of your card in that turn, best first."""
+    from nimmt.solver.analysis import UNITS
+    from nimmt.solver.bots import row_choices
+
+    cards = []
+    for item in turn.split(","):
+        if not (item.isascii() and item.isdigit()):
+            raise NimmtError(f"--turn takes cards as ASCII digits separated by commas, "
+                             f"yours first (e.g. 4,13); got {cut(turn)!r}")
+        cards.append(int(item))
+    choices = row_choices(position, cards, opponents, max_nodes=max_nodes, samples=samples,
+                          seed=seed)
+    unit = UNITS[opponents]
+    if fmt == "json":
+        click.echo(json.dumps({
+            "position": format_position(position), "turn": cards, "opponents": opponents,
+            "unit": unit, "value": choices[0].value,
+            "choices": [{"choice": c.label, "take_row": c.take_row, "tie_side": c.tie_side,
+                         "cows_now": c.cows_now, "later": c.later, "value": c.value,
+                         "regret": c.regret, "rule_following": c.rule} for c in choices]},
+            indent=2))
+        return
+    now = "your cows - p2's now" if opponents == Model.NASH else "cows now"
+    click.echo(f"{position.variant}, {position.players} players, {position.placement} "
+               f"placement; turn {','.join(map(str, cards))}: your {cards[0]} has a choice; "
+               f"opponents: {opponents} ({unit} to the end of the round)")
+    rows = [[c.label + (" (rule-following)" if c.rule else ""), f"{c.cows_now:.3f}",
+             f"{c.later:.3f}", f"{c.value:.3f}", f"{c.regret:.3f}"] for c in choices]
+    click.echo(tabulate(rows, headers=["choice", now, "later (best card after)", unit,
+                                       "regret"],
+                        tablefmt="github" if fmt == "markdown" else "simple",
+                        disable_numparse=True))
+    best = choices[0]
+    click.echo(f"\nbest: {best.label} ({unit} {best.value:.3f})")
 
 
 def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> None:
@@ -641,28 +689,44 @@ def rules_options(f: Callable) -> Callable:
     return f
 
 
+BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper; search-backed: expecti, "
+             "paranoid, nash, mcs; parameters after a colon, e.g. expecti:samples=500,time=0.2")
+
+
+def _bot_specs(text: str, players: int | None) -> list:
+    from nimmt.solver.bots import parse_bots
+
+    return parse_bots(text, players)  # NimmtError -> one line, exit 2
+
+
 @cli.command(context_settings=CONTEXT)
 @rules_options
 @click.option("--cards-left", "-k", type=click.IntRange(1, 10), default=10, show_default=True,
-              help="Cards in each hand; below 10, random bots play the turns before.")
+              help="Cards in each hand; below 10, bots play the turns before.")
+@click.option("--bots", default="random", show_default=True,
+              help="Bots that play the turns before, one per seat or one for all (" + BOTS_HELP
+              + ").")
 @seed_option
-def deal(variant: str, players: int, placement: str, cards_left: int, seed: int | None) -> None:
+def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
+         seed: int | None) -> None:
     """Print a random legal position in the notation.
 
-    With --cards-left K < 10, rule-following random bots first play 10-K turns and
-    the cards they took are listed in gone. The output goes straight into the other
-    commands.
+    With --cards-left K < 10, bots (random by default; rule-following row choices for
+    the rule-of-thumb ones) first play 10-K turns and the cards they took are listed in
+    gone. The output goes straight into the other commands.
 
     \b
     Example:
       nimmt deal --variant tactical --players 3 --cards-left 4 --seed 7
     """
-    from nimmt.solver.game import deal_position
+    from nimmt.solver.arena import deal_with_bots
 
+    rules = Rules(variant, players, placement)
+    specs = _bot_specs(bots, players)
     used = _fresh_seed(seed)
     if seed is None:  # stdout is the position alone: the seed drawn goes to stderr
         click.echo(f"nimmt: seed {used} (give --seed {used} to deal this again)", err=True)
-    click.echo(format_position(deal_position(Rules(variant, players, placement), cards_left, used)))
+    click.echo(format_position(deal_with_bots(rules, cards_left, used, specs)))
 
 
 # ---------------------------------------------------------------- simulate
@@ -676,8 +740,9 @@ def _interval(e) -> str:
 @cli.command(context_settings=CONTEXT)
 @rules_options
 @click.option("--bots", default="random", show_default=True,
-              help="Comma-separated bot per seat (random, closest, lowkeeper, dumper); "
-                   "one name fills every seat.")
+              help="Comma-separated bot per seat; one name fills every seat (" + BOTS_HELP
+              + "). Search-backed bots play through a Python game loop, far slower than "
+              "the kernels of the rule-of-thumb bots.")
 @click.option("--games", "-g", type=click.IntRange(1, 10**10), default=10_000, show_default=True)
 @click.option("--threshold", type=click.IntRange(1, 10_000), default=DEFAULT_THRESHOLD,
               show_default=True, help="A game ends when a total reaches this.")
@@ -691,21 +756,27 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
 
     Intervals are 95% (normal approximation over games); a shared win counts
     1/(number of winners). Ctrl-C stops and reports the games played so far.
+    The rule-of-thumb bots play in numba kernels (about a million rounds a second);
+    with a search-backed bot every game goes through a Python game loop (each
+    decision takes up to its budget), and game g is then the arena's deal g.
 
     \b
     Example:
       nimmt simulate --variant tactical --players 4 \
         --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
     """
+    from nimmt.solver.arena import simulate_bots
     from nimmt.solver.game import simulate as run
 
-    names = [b.strip() for b in bots.split(",") if b.strip()]
-    if len(names) == 1:
-        names *= players
     rules = Rules(variant, players, placement, threshold, one_round)
+    specs = _bot_specs(bots, players)
     progress = LazyProgress(games, "games")
     try:
-        result = run(rules, names, games, _fresh_seed(seed), progress=progress)
+        if any(s.searches for s in specs):  # the Python game loop
+            result = simulate_bots(rules, specs, games, _fresh_seed(seed), progress=progress)
+        else:
+            result = run(rules, [s.name for s in specs], games, _fresh_seed(seed),
+                         progress=progress)
     finally:
         progress.close()
     if fmt == "json":
@@ -736,6 +807,96 @@ def simulation_json(result) -> dict:
             "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
                        "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
                       for s in result.seats]}
+
+
+# ---------------------------------------------------------------- arena
+
+@cli.command(context_settings=CONTEXT)
+@rules_options
+@click.option("--bots", required=True, help="Comma-separated bots, one per seat (" + BOTS_HELP
+              + ").")
+@click.option("--deals", "-d", type=click.IntRange(1, 10**7), default=100, show_default=True,
+              help="Deals to play (each replayed once per seat rotation unless --no-duplicate).")
+@click.option("--threshold", type=click.IntRange(1, 10_000), default=DEFAULT_THRESHOLD,
+              show_default=True, help="A game ends when a total reaches this.")
+@click.option("--one-round", is_flag=True, help="Each game is a single round.")
+@click.option("--no-duplicate", "no_duplicate", is_flag=True,
+              help="Play each deal once (seats rotated by deal) instead of once per rotation.")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Worker processes (results are the same for a seed whatever the count).")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]),
+              default="table", show_default=True)
+@click.option("--output", "-o", type=OutputPath(), default=None,
+              help="Write the report to this file (atomically) instead of standard output.")
+@seed_option
+def arena(variant: str, players: int, placement: str, bots: str, deals: int, threshold: int,
+          one_round: bool, no_duplicate: bool, workers: int, fmt: str, output: str | None,
+          seed: int | None) -> None:
+    """Play bots against each other in duplicate deals and rate them.
+
+    Each deal is replayed with the seats rotated so that each bot holds each hand.
+    Reports per bot: cows per round and the duplicate-deal win rate (a shared win
+    counts 1/winners) with 95% intervals over deals, the pairwise table (share of
+    games with fewer cows than the other bot, ties half), a Bradley-Terry rating on
+    the Elo scale (one bot anchored at 0; 95% bootstrap intervals over deals) and
+    seconds per decision (mean and 95th percentile, forced last cards excluded).
+    Ctrl-C stops and reports the deals finished (exit status 130).
+
+    \b
+    Example:
+      nimmt arena --players 4 --bots expecti,mcs,closest,random --deals 50 --one-round --seed 1
+    """
+    from nimmt.solver.arena import run_arena
+
+    specs = _bot_specs(bots, None)
+    if len(specs) != players:
+        _usage(f"--bots names {len(specs)} bots for --players {players}; name one per seat")
+    rules = Rules(variant, players, placement, threshold, one_round)
+    used = _fresh_seed(seed)
+    progress = LazyProgress(deals, "deals")
+    try:
+        result = run_arena(rules, specs, deals, used, duplicate=not no_duplicate,
+                           workers=workers, progress=progress)
+    finally:
+        progress.close()
+    text = (json.dumps(result.to_json(), indent=2) if fmt == "json"
+            else render_arena(result, "github" if fmt == "markdown" else "simple"))
+    if output:
+        from nimmt.solver.fileio import atomic_write_text
+
+        atomic_write_text(output, text + "\n")
+    else:
+        click.echo(text)
+    if not result.complete:
+        click.echo(f"nimmt: interrupted: {result.deals} of {plural(deals, 'deal')} finished "
+                   "(reported)", err=True)
+        sys.exit(130)
+
+
+def render_arena(result, tablefmt: str) -> str:
+    """The arena's report as text tables (tabulate's ``simple`` or ``github``)."""
+    rules = result.rules
+    head = (f"{plural(result.deals, 'deal')}" + (" (duplicate: each replayed in every seat "
+            "rotation)" if result.duplicate else "") + f", {len(result.games):,} games; "
+            f"{rules.variant}, {rules.players} players, {rules.placement}, "
+            + ("one round" if rules.one_round else f"to {rules.threshold}")
+            + f"; seed {result.seed}; {result.seconds:.1f} s")
+    if not result.complete:
+        head += f"\nstopped early: {result.deals} of {plural(result.deals_asked, 'deal')}"
+    rows = [[s.bot, _interval(s.cows_per_round), _interval(s.win_rate),
+             f"{s.rating:+.0f} [{s.rating_low:+.0f}, {s.rating_high:+.0f}]"
+             if s.bot != result.anchor else "0 (anchor)",
+             f"{s.mean_seconds:.4f}", f"{s.p95_seconds:.4f}"] for s in result.summaries]
+    table = tabulate(rows, headers=["bot", "cows/round [95%]", "win rate [95%]",
+                                    "rating [95%]", "s/decision", "p95 s"],
+                     tablefmt=tablefmt, disable_numparse=True)
+    pair = tabulate([[a] + ["" if e is None else f"{e.mean:.3f}" for e in result.pairwise[i]]
+                     for i, a in enumerate(result.bots)] if result.pairwise else [],
+                    headers=["row beats column", *result.bots], tablefmt=tablefmt,
+                    disable_numparse=True)
+    note = ("rating: Bradley-Terry on the Elo scale, anchor " + result.anchor
+            + "; pairwise: share of games the row bot ended with fewer cows (ties half)")
+    return "\n\n".join([head, table, pair, note])
 
 
 # ---------------------------------------------------------------- puzzles

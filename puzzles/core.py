@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from nimmt.puzzles.records import Puzzle, RefutationTurn, Settings
-from nimmt.solver import engine, turns
+from nimmt.solver import turns
 from nimmt.solver.analysis import UNITS, analyse
+from nimmt.solver.bots import make_policy
 from nimmt.solver.errors import NimmtError, param
 from nimmt.solver.game import deal_position
 from nimmt.solver.line import principal_line
@@ -41,9 +42,10 @@ def card_values(position: Position, model: str) -> dict[int, float]:
     return {c.card: c.value for c in result.cards}
 
 
-def bot_choices(position: Position) -> dict[str, int]:
-    return {bot: engine.bot_card(bot, position.hand, position.rows, position.professional)
-            for bot in SIMPLE_BOTS}
+def bot_choices(position: Position, bots: tuple[str, ...] = SIMPLE_BOTS) -> dict[str, int]:
+    """The card each bot plays here (any bot name of ``solver.bots``, parameters too):
+    the candidates for the most tempting wrong card."""
+    return {bot: make_policy(bot).choose(position).card for bot in bots}
 
 
 def is_low(position: Position, card: int) -> bool:

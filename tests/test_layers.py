@@ -50,7 +50,10 @@ LAYERS = {
     "solver.line": 4, "solver.tree": 4, "solver.game": 4, "solver.render": 4,
     # every search result adapted into Analysis
     "solver.analysis": 5,
-    # puzzles use the solver
+    # bots: the one policy interface, search-backed bots built on analysis
+    "solver.bots": 5,
+    # whole games between bots (the arena); puzzles use the solver
+    "solver.arena": 6,
     "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
     "puzzles": 6,
     # the faces: the command line and the package's curated API

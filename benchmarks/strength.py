@@ -1,0 +1,131 @@
+"""Playing strength: duplicate-deal arenas and one rating table per setting.
+
+    python benchmarks/strength.py [--deals 200] [--seed 1] [--workers 1] [--only 2p,4p,3p]
+
+Settings (one round each, duplicate deals: every deal replayed in every seat rotation):
+  2p  tactical, 2 players: every listed pair plays its own duplicate match;
+  4p  tactical, 4 players: two tables of four bots;
+  3p  logic, 3 players: one table of three bots.
+The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
+`random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
+match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
+tie counts 1/winners), decisions timed (forced last cards excluded): mean, median, 95th
+percentile. Prints Markdown tables.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+from tabulate import tabulate
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from nimmt.solver.arena import fit_bradley_terry, run_arena  # noqa: E402
+from nimmt.solver.bots import parse_bots  # noqa: E402
+from nimmt.solver.rules import Rules  # noqa: E402
+
+SETTINGS = {
+    "2p": (Rules("tactical", 2, one_round=True), [
+        "expecti,random", "expecti,closest", "expecti,lowkeeper", "expecti,dumper",
+        "expecti,mcs", "nash:k=6,expecti", "paranoid,expecti", "mcs,closest",
+        "closest,random"]),
+    "4p": (Rules("tactical", 4, one_round=True), [
+        "expecti,closest,lowkeeper,dumper", "expecti,mcs,paranoid,random"]),
+    "3p": (Rules("logic", 3, one_round=True), ["expecti,mcs,closest"]),
+}
+ANCHORS = ("random", "closest")
+BOOT = 200
+SCALE = 400 / math.log(10)
+
+
+def pair_wins(result, names):
+    """Per deal, wins[a, b] in the global index (ties half)."""
+    index = [names.index(b) for b in result.bots]
+    deals = defaultdict(lambda: np.zeros((len(names), len(names))))
+    for g in result.games:
+        for a in range(len(index)):
+            for b in range(len(index)):
+                if a != b:
+                    s = 1.0 if g.totals[a] < g.totals[b] else 0.5 if g.totals[a] == g.totals[b] \
+                        else 0.0
+                    deals[g.deal][index[a], index[b]] += s
+    return np.array(list(deals.values()))
+
+
+def run_setting(key, deals, seed, workers):
+    rules, tables = SETTINGS[key]
+    results = []
+    for text in tables:
+        t0 = time.perf_counter()
+        r = run_arena(rules, parse_bots(text), deals, seed, workers=workers)
+        results.append(r)
+        print(f"  {key} {text}: {r.deals} deals, {len(r.games)} games, "
+              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    names = sorted({b for r in results for b in r.bots},
+                   key=lambda b: min(r.bots.index(b) + 10 * i for i, r in enumerate(results)
+                                     if b in r.bots))
+    anchor = next((names.index(a) for a in ANCHORS if a in names), len(names) - 1)
+    per_match = [pair_wins(r, names) for r in results]
+    point = SCALE * fit_bradley_terry(sum(m.sum(axis=0) for m in per_match), anchor)
+    rng = np.random.default_rng(seed)
+    boots = np.array([SCALE * fit_bradley_terry(
+        sum(m[rng.integers(0, len(m), len(m))].sum(axis=0) for m in per_match), anchor)
+        for _ in range(BOOT)])
+    low, high = np.percentile(boots, 2.5, axis=0), np.percentile(boots, 97.5, axis=0)
+    rows = []
+    for i, name in enumerate(names):
+        cows, wins, times = [], [], []
+        for r in results:
+            if name not in r.bots:
+                continue
+            b = r.bots.index(name)
+            cows += [g.totals[b] / g.rounds for g in r.games]
+            for g in r.games:
+                best = min(g.totals)
+                wins.append((g.totals[b] == best) / sum(t == best for t in g.totals))
+            times += [t for g in r.games for t in g.times[b]]
+        t = np.array(times) if times else np.array([math.nan])
+        rating = "0 (anchor)" if i == anchor else \
+            f"{point[i]:+.0f} [{low[i]:+.0f}, {high[i]:+.0f}]"
+        rows.append([name, f"{np.mean(cows):.2f}", f"{np.mean(wins):.3f}", rating,
+                     f"{t.mean():.3f}", f"{np.median(t):.3f}", f"{np.percentile(t, 95):.3f}",
+                     len(times)])
+    rows.sort(key=lambda row: -point[names.index(row[0])])
+    print(f"\n#### {key}: {rules.variant}, {rules.players} players, one round, "
+          f"{deals} duplicate deals per match (seed {seed})\n")
+    print(tabulate(rows, headers=["bot", "cows/round", "win rate", "rating [95%]",
+                                  "s/decision mean", "median", "p95", "decisions"],
+                   tablefmt="github", disable_numparse=True))
+    print("\nmatches (cows/round and duplicate win rate with 95% intervals):\n")
+    match_rows = []
+    for r in results:
+        for s in r.summaries:
+            match_rows.append([" vs ".join(r.bots), s.bot,
+                               f"{s.cows_per_round.mean:.2f} [{s.cows_per_round.low:.2f}, "
+                               f"{s.cows_per_round.high:.2f}]",
+                               f"{s.win_rate.mean:.3f} [{s.win_rate.low:.3f}, "
+                               f"{s.win_rate.high:.3f}]"])
+    print(tabulate(match_rows, headers=["match", "bot", "cows/round [95%]", "win rate [95%]"],
+                   tablefmt="github", disable_numparse=True))
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--only", default="2p,4p,3p")
+    args = parser.parse_args()
+    for key in args.only.split(","):
+        run_setting(key, args.deals, args.seed, args.workers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,544 @@
+"""Bots: one policy interface for every player that chooses a card and its row choices.
+
+A bot is built from a name that may carry parameters, ``expecti:samples=500,time=0.2``
+(``make_policy``), and answers two questions, always from its own seat's view (a
+``Position`` whose player 1 is the bot: its own hand, the rows, the cards gone; hidden
+hands form the pool in tactical and standard, every hand is known in logic):
+
+* ``choose(position) -> Decision``: the card to play, with the row choices it would make
+  for that card on the rows as they are (which row to take if the card has no legal end,
+  which end on a professional tie; -1 is the rule-following choice of docs/RULES.md);
+* ``choose_option(moment) -> int``: the choice to make now that the turn's cards are
+  revealed and its card has reached the rows with more than one option (a ``Moment``:
+  the position before the turn, every card of the turn, the choices made before it and
+  the rows it meets). The answer is an option of ``turns.option_choices`` (0..count-1), or
+  -1 for the rule-following choice.
+
+Bots (README's bot table):
+
+* ``random``, ``closest``, ``lowkeeper``, ``dumper``: the engine's rule-of-thumb kernels
+  (``engine.bot_card``), rule-following row choices;
+* ``expecti``: the card ``analyse`` ranks best against the random model; exact search when
+  the estimate fits ``nodes`` (stopping at 4x), Monte Carlo with ``samples`` per card (and
+  ``time`` seconds, if given) otherwise; its row choices minimise this turn's cows plus the
+  best value of the position after the turn (the same model);
+* ``paranoid``: the best card against the worst model (cows it can guarantee) when exact
+  search fits ``nodes``, ``expecti`` before; row choices likewise;
+* ``nash``: two players with both hands known and at most ``k`` cards left (default 7):
+  a card drawn from its equilibrium strategy (``nash.solve_nash``), row choices by the
+  zero-sum value (this turn's cows minus the opponent's, plus the game value after);
+  ``expecti`` otherwise;
+* ``mcs``: flat Monte Carlo: for each card, ``playouts`` playouts of the rest of the round
+  with every player (itself included) playing uniformly random cards and rule-following
+  rows, the hidden hands dealt from the pool; the card with the fewest mean cows
+  (a numba kernel over the engine's rule steps). Row choices rule-following.
+
+Every bot is deterministic for its seed when its budget is counted (nodes, samples,
+playouts); a ``time`` budget makes a decision depend on the machine's speed.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from . import engine, turns
+from .analysis import analyse
+from .engine import jit, rng_below, rng_seed
+from .errors import NimmtError, SearchStopped, param
+from .exact import estimate_nodes
+from .nash import solve_nash
+from .position import Position
+from .rules import HAND_SIZE, ROW_COUNT
+
+__all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "Decision",
+           "Moment", "Policy", "RowOption", "make_policy", "moment_of", "parse_bot", "parse_bots",
+           "row_choices", "split_bot_list"]
+
+RULE_BOTS = tuple(engine.BOT_CODES)
+SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs")
+BOT_NAMES = RULE_BOTS + SEARCH_BOTS
+
+_EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None)}
+# name -> parameter -> (type, default); None: no such budget unless given
+PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
+    **{name: {} for name in RULE_BOTS},
+    "expecti": dict(_EXPECTI),
+    "paranoid": dict(_EXPECTI),
+    "nash": {"k": (int, 7), **_EXPECTI},
+    "mcs": {"playouts": (int, 1000), "time": (float, None)},
+}
+LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
+          "k": (1, HAND_SIZE), "playouts": (1, 10**9)}
+
+
+# ---------------------------------------------------------------- names
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot's name and its parameters (the defaults filled in)."""
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        given = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                 for k, v in self.params.items()
+                 if v is not None and v != PARAMETERS[self.name][k][1]]
+        return self.name + (":" + ",".join(given) if given else "")
+
+    @property
+    def searches(self) -> bool:
+        """A search-backed bot (played by the Python game loop, not the engine's kernels)."""
+        return self.name in SEARCH_BOTS
+
+
+def parse_bot(text: str) -> BotSpec:
+    """``name`` or ``name:key=value,key=value`` -> BotSpec; one NimmtError naming the
+    valid names or parameters otherwise.
+
+    >>> parse_bot("expecti:samples=500,time=0.2").params["samples"]
+    500
+    """
+    name, _, rest = str(text).strip().partition(":")
+    name = name.strip()
+    if name not in PARAMETERS:
+        raise NimmtError(f"unknown bot {name[:40]!r}; use one of {', '.join(BOT_NAMES)}")
+    allowed = PARAMETERS[name]
+    params = {k: default for k, (_, default) in allowed.items()}
+    if rest.strip() or _:
+        for item in rest.split(","):
+            key, eq, value = item.strip().partition("=")
+            if key not in allowed:
+                valid = ", ".join(allowed) if allowed else "none"
+                raise NimmtError(f"bot {name} has no parameter {key[:40]!r} (its parameters: "
+                                 f"{valid}); write {name}:key=value,key=value")
+            if not eq or not value:
+                raise NimmtError(f"bot {name}: give a value, as {key}=N")
+            kind = allowed[key][0]
+            low, high = LIMITS[key]
+            try:
+                if not value.isascii() or "_" in value:
+                    raise ValueError
+                number = kind(value)
+            except ValueError:
+                what = "a whole number" if kind is int else "a number"
+                raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not {what}") from None
+            if not (math.isfinite(number) and low <= number <= high):
+                raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
+            params[key] = number
+    return BotSpec(name, params)
+
+
+def split_bot_list(text: str) -> list[str]:
+    """A comma-separated list of bots whose parameters are comma-separated too: an item
+    with '=' and no ':' belongs to the bot before it.
+
+    >>> split_bot_list("expecti:samples=500,time=0.2,mcs,closest")
+    ['expecti:samples=500,time=0.2', 'mcs', 'closest']
+    """
+    items: list[str] = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" in part and ":" not in part and items and ":" in items[-1]:
+            items[-1] += "," + part
+        else:
+            items.append(part)
+    return items
+
+
+def parse_bots(text: str, players: int | None = None) -> list[BotSpec]:
+    """A bot list: one bot per seat, or one bot for every seat (``players`` given)."""
+    specs = [parse_bot(item) for item in split_bot_list(text)]
+    if not specs:
+        raise NimmtError(f"name at least one bot: {', '.join(BOT_NAMES)}")
+    if players is not None:
+        if len(specs) == 1:
+            specs *= players
+        if len(specs) != players:
+            raise NimmtError(f"{len(specs)} bots for {players} players; name one bot per seat "
+                             "(or a single bot for every seat)")
+    return specs
+
+
+# ---------------------------------------------------------------- the interface
+
+@dataclass(frozen=True)
+class Decision:
+    """A card and the row choices its owner would make for it on the rows as they are:
+    ``take_row`` (0..3) if it has no legal end, ``tie_side`` (0 right, 1 left) on a
+    professional tie; -1: the rule-following choice, or no choice to make."""
+
+    card: int
+    take_row: int = -1
+    tie_side: int = -1
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A row choice to make now: the turn's cards are revealed and player 1's card has
+    reached the rows with ``len(options)`` options. ``position`` is the seat's view before
+    the turn; ``cards[p]`` each player's card (player 1 first); ``take_rows`` /
+    ``tie_sides`` the choices made by the cards placed before (-1 elsewhere); ``rows`` the
+    rows the card meets; ``options`` each option as (take_row, tie_side)."""
+
+    position: Position
+    cards: tuple[int, ...]
+    take_rows: tuple[int, ...]
+    tie_sides: tuple[int, ...]
+    rows: tuple[tuple[int, ...], ...]
+    options: tuple[tuple[int, int], ...]
+
+    def after(self, option: int) -> tuple[Position, tuple[int, ...]]:
+        """The position after the turn (player 1 choosing ``option``, the later cards'
+        owners rule-following) and each player's cows this turn."""
+        take, tie = list(self.take_rows), list(self.tie_sides)
+        take[0], tie[0] = self.options[option] if option >= 0 else (-1, -1)
+        after, outcome = self.position.apply_turn(self.cards, take, tie)
+        return after, outcome.cows
+
+
+class Policy(Protocol):
+    """What every bot is: see the module's docstring."""
+
+    spec: BotSpec
+
+    def choose(self, position: Position) -> Decision: ...
+
+    def choose_option(self, moment: Moment) -> int: ...
+
+
+class Bot:
+    """The common part: a seed, a fresh stream per decision, rule-following rows."""
+
+    def __init__(self, spec: BotSpec, seed: int = 0) -> None:
+        self.spec = spec
+        self.params = dict(spec.params)
+        self.seed = int(seed) % 2**63
+        self.decisions = 0
+
+    def next_seed(self) -> int:
+        """A seed for the next decision: a function of (seed, decisions made)."""
+        self.decisions += 1
+        ss = np.random.SeedSequence([self.seed, self.decisions])
+        return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+    def choose(self, position: Position) -> Decision:
+        raise NotImplementedError
+
+    def choose_option(self, moment: Moment) -> int:
+        return -1
+
+
+class RuleBot(Bot):
+    """A rule-of-thumb bot: the engine's kernel (``engine.bot_card``)."""
+
+    def choose(self, position: Position) -> Decision:
+        return planned(position, engine.bot_card(self.spec.name, position.hand, position.rows,
+                                                 position.professional,
+                                                 seed=self.next_seed()))
+
+
+def _best(values: Mapping[int, float]) -> int:
+    return min(values, key=lambda c: (values[c], c))
+
+
+def planned(position: Position, card: int) -> Decision:
+    """``card`` with the rule-following row choices it would make met alone on the rows as
+    they are, spelled out (which row, which end); the choice a bot really makes waits for
+    the turn's cards (``choose_option``)."""
+    options = turns.option_choices(position.rows, card, position.professional)
+    if len(options) < 2:
+        return Decision(card)
+    step = engine.resolve_turn(position.rows, [card], position.professional).steps[0]
+    if len(options) == ROW_COUNT:
+        return Decision(card, take_row=step.row_index)
+    return Decision(card, tie_side=0 if step.side == "right" else 1)
+
+
+class ExpectiBot(Bot):
+    """The card ``analyse`` ranks best against the random model (module docstring)."""
+
+    model = "random"
+
+    def values(self, position: Position, share: float = 1.0) -> dict[int, float]:
+        """Every card's value in the random model within this bot's budget."""
+        nodes = self.params["nodes"]
+        seconds = self.params["time"] * share if self.params["time"] else None
+        if estimate_nodes(position) <= nodes:
+            try:
+                result = analyse(position, "random", method="exact", max_nodes=nodes,
+                                 time_limit=seconds)
+                return {c.card: c.value for c in result.cards}
+            except SearchStopped:
+                pass
+        samples = max(2, int(self.params["samples"] * share))
+        result = analyse(position, "random", method="montecarlo", samples=samples,
+                         seed=self.next_seed(), time_limit=seconds, max_nodes=nodes)
+        return {c.card: c.value for c in result.cards}
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        return planned(position, _best(self.values(position)))
+
+    def option_value(self, moment: Moment, option: int, share: float) -> float:
+        after, cows = moment.after(option)
+        later = min(self.values(after, share).values()) if after.cards_left else 0.0
+        return cows[0] + later
+
+    def choose_option(self, moment: Moment) -> int:
+        share = 1.0 / len(moment.options)
+        values = {o: self.option_value(moment, o, share) for o in range(len(moment.options))}
+        return _best(values)
+
+
+class ParanoidBot(ExpectiBot):
+    """The worst model's best card where exact search fits, ``expecti`` before."""
+
+    def worst_values(self, position: Position) -> dict[int, float] | None:
+        nodes = self.params["nodes"]
+        if estimate_nodes(position) > nodes:
+            return None
+        seconds = self.params["time"]
+        try:
+            result = analyse(position, "worst", method="exact", max_nodes=nodes,
+                             time_limit=seconds)
+        except SearchStopped:
+            return None
+        return {c.card: c.value for c in result.cards}
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        worst = self.worst_values(position)
+        return planned(position, _best(worst)) if worst is not None else super().choose(position)
+
+    def choose_option(self, moment: Moment) -> int:
+        values = {}
+        for o in range(len(moment.options)):
+            after, cows = moment.after(o)
+            later = self.worst_values(after) if after.cards_left else {0: 0.0}
+            if later is None:
+                return super().choose_option(moment)
+            values[o] = cows[0] + min(later.values())
+        return _best(values)
+
+
+class NashBot(ExpectiBot):
+    """Two players, known hands, at most ``k`` cards: a card drawn from the equilibrium;
+    ``expecti`` otherwise."""
+
+    def fits(self, position: Position) -> bool:
+        return (position.players == 2 and position.all_known
+                and position.cards_left <= self.params["k"])
+
+    def choose(self, position: Position) -> Decision:
+        if not self.fits(position):
+            return super().choose(position)
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        try:
+            r = solve_nash(position, workers=1, time_limit=self.params["time"])
+        except SearchStopped:  # over its time: expecti's card
+            return super().choose(position)
+        rng = np.random.default_rng(self.next_seed())
+        weights = np.clip(np.asarray(r.p1_frequency, float), 0.0, None)
+        card = r.p1_cards[int(rng.choice(len(weights), p=weights / weights.sum()))]
+        return planned(position, int(card))
+
+    def choose_option(self, moment: Moment) -> int:
+        if not self.fits(moment.position):
+            return super().choose_option(moment)
+        values = {}
+        for o in range(len(moment.options)):
+            after, cows = moment.after(o)
+            later = solve_nash(after, workers=1).value if after.cards_left else 0.0
+            values[o] = cows[0] - cows[1] + later
+        return _best(values)
+
+
+class MonteCarloBot(Bot):
+    """Flat Monte Carlo with uniformly random playouts for everyone."""
+
+    def values(self, position: Position) -> dict[int, float]:
+        k, n = position.cards_left, position.players
+        hands = np.zeros((n, HAND_SIZE), np.int64)
+        hidden = np.zeros(n, np.int64)
+        for p, h in enumerate(position.hands):
+            if h is None:
+                hidden[p] = 1
+            else:
+                hands[p, :k] = h
+        pool = np.asarray(position.pool, np.int64)
+        table = engine.row_table(position.rows)
+        sums = np.zeros(k)
+        playouts, seconds = self.params["playouts"], self.params["time"]
+        seed = self.next_seed()
+        start, done, chunk = time.perf_counter(), 0, 64
+        while done < playouts:
+            size = min(chunk, playouts - done)
+            mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
+                         size, sums)
+            done += size
+            chunk *= 2
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+        return {c: float(sums[i] / done) for i, c in enumerate(position.hand)}
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        return planned(position, _best(self.values(position)))
+
+
+@jit
+def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums):
+    """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
+    the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays uniformly
+    random cards with rule-following rows; sums[i] += player 1's cows after card i.
+    Playout j draws from stream (seed, j) whatever the card (common random numbers)."""
+    table = np.empty_like(table0)
+    hands = np.empty_like(hands0)
+    pool = np.empty_like(pool0)
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    rng = np.zeros(1, np.uint64)
+    for j in range(first, first + count):
+        for i in range(k):
+            rng[0] = rng_seed(seed, j)
+            table[:, :] = table0
+            hands[:, :] = hands0
+            pool[:] = pool0
+            remaining = pool.shape[0]
+            for p in range(n):
+                if hidden[p]:
+                    for c in range(k):
+                        x = rng_below(rng, remaining)
+                        hands[p, c] = pool[x]
+                        remaining -= 1
+                        pool[x] = pool[remaining]
+            cows = 0
+            for turn in range(k):
+                left = k - turn
+                for p in range(n):
+                    if p == 0 and turn == 0:
+                        x = i
+                    else:
+                        x = rng_below(rng, left)
+                    cards[p] = hands[p, x]
+                    owners[p] = p
+                    hands[p, x] = hands[p, left - 1]
+                turns.sort_turn(cards, owners, n)
+                for a in range(n):
+                    taken = turns.play_option(table, cards[a], professional, turns.RULE_OPTION)
+                    if owners[a] == 0:
+                        cows += taken
+            sums[i] += cows
+
+
+BOT_CLASSES: dict[str, type[Bot]] = {
+    **{name: RuleBot for name in RULE_BOTS},
+    "expecti": ExpectiBot, "paranoid": ParanoidBot, "nash": NashBot, "mcs": MonteCarloBot,
+}
+
+
+def make_policy(spec: BotSpec | str, seed: int = 0) -> Bot:
+    """A bot from its spec or name (``parse_bot``), seeded.
+
+    >>> from nimmt.solver.position import load_position
+    >>> make_policy("closest").choose(load_position("example")).card
+    14
+    """
+    if not isinstance(spec, BotSpec):
+        spec = parse_bot(spec)
+    return BOT_CLASSES[spec.name](spec, seed)
+
+
+
+# ---------------------------------------------------------------- row choices
+
+@dataclass(frozen=True)
+class RowOption:
+    """One row choice of player 1's card: this turn's cows, the value of the position
+    after the turn in the model (its best card), their sum, and the regret."""
+
+    option: int
+    take_row: int   # 0..3 (a low card), or -1
+    tie_side: int   # 0 right / 1 left (a professional tie), or -1
+    label: str      # "take row 2", "right end of row 3"
+    cows_now: float
+    later: float
+    value: float
+    regret: float
+    rule: bool      # the rule-following choice
+
+
+def moment_of(position: Position, turn: Sequence[int]) -> Moment:
+    """The moment player 1's card (``turn[0]``) reaches the rows in the turn ``turn`` (one
+    card per player, player 1 first): the lower cards placed first, their owners'
+    choices rule-following. A NimmtError when that card has only one place to go."""
+    if len(turn) != position.players:
+        raise NimmtError(f"{param('turn')} needs one card per player ({position.players}), "
+                         f"player 1 first; got {len(turn)}")
+    position.apply_turn(turn)  # every card checked: in its hand (or the pool), no repeats
+    mine = turn[0]
+    lower = [c for c in turn if c < mine]
+    rows = position.rows if not lower else engine.resolve_turn(
+        position.rows, sorted(lower), position.professional).rows
+    options = turns.option_choices(rows, mine, position.professional)
+    if len(options) < 2:
+        raise NimmtError(f"player 1's card {mine} has one place to go in this turn; there is "
+                         f"no row to choose (give a card with no legal end in {param('turn')})")
+    none = (-1,) * position.players
+    return Moment(position, tuple(turn), none, none, rows, options)
+
+
+def _label(moment: Moment, option: int) -> str:
+    take, tie = moment.options[option]
+    if take >= 0:
+        return f"take row {take + 1}"
+    return "right end" if tie == 0 else "left end"
+
+
+def row_choices(position: Position, turn: Sequence[int], opponents: str = "random",
+                max_nodes: int = 5_000_000, samples: int = 2000, seed: int = 0
+                ) -> tuple[RowOption, ...]:
+    """Each row choice of player 1's card in the turn ``turn`` (player 1's card first),
+    best first: the cows it takes now plus the value of the position after the turn
+    (``analyse``'s best card; random: expected cows, worst: guaranteed cows; nash: this
+    turn's cows minus player 2's plus the game value after). The later owners' choices in
+    the same turn are rule-following.
+
+    >>> from nimmt.solver.position import load_position
+    >>> choices = row_choices(load_position("example"), [4, 13], "worst")
+    >>> [(r.label, r.cows_now, r.value, r.rule) for r in choices][:2]
+    [('take row 4', 3.0, 3.0, False), ('take row 1', 2.0, 5.0, True)]
+    """
+    moment = moment_of(position, turn)
+    values = []
+    for o in range(len(moment.options)):
+        after, cows = moment.after(o)
+        now = float(cows[0])
+        later = 0.0
+        if opponents == "nash":
+            now -= cows[1]
+            later = solve_nash(after, workers=1).value if after.cards_left else 0.0
+        elif after.cards_left:
+            later = analyse(after, opponents, max_nodes=max_nodes, samples=samples,
+                            seed=seed).best.value
+        values.append((now + later, o, now, later))
+    rule_step = moment.after(-1)[0]
+    best = min(values)[0]
+    out = []
+    for value, o, now, later in sorted(values):
+        take, tie = moment.options[o]
+        out.append(RowOption(o, take, tie, _label(moment, o), now, later, value, value - best,
+                             moment.after(o)[0] == rule_step))
+    return tuple(out)
