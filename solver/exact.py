@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
+from numba.typed import List
 
-from .engine import COWS_COLUMN, FIRST, LAST, LENGTH, jit, row_table
+from .engine import jit, jit_inline, row_table
 from .errors import (
     BudgetExceeded,
     MemoryExceeded,
@@ -35,7 +34,9 @@ from .errors import (
     param,
 )
 from .position import Position
-from .rules import COWS, HAND_SIZE, ROW_COUNT
+from .rules import HAND_SIZE, ROW_COUNT, STANDARD_DECK
+from .statekey import L_WIDTH, key_layout, pack_key
+from .table import MAX_LOAD, Table, probe, rehash, store
 from .turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn_row
 
 __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
@@ -44,91 +45,83 @@ __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "oppon
 MODEL_RANDOM, MODEL_WORST = 0, 1
 MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
 OWNER_GONE, OWNER_P1, OWNER_POOL = 0, 1, 15
-KEY_WORDS = 14
-KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
-VALUE_TYPE = types.float64
+VALUE_WORDS = 1  # the memo keeps one value a state: its value for player 1
+FIRST_SLOTS = 1 << 10  # the memo's first size; it doubles past MAX_LOAD
 # stats[] slots: counters the kernel writes, and two the caller writes: STOP (non-zero
 # asks the search to stop; the caller may set it from another thread while the kernel
-# runs) and MAX_ENTRIES (the most memo entries allowed, 0 for no limit). ABORTED says why
-# a search stopped early; CARDS_DONE counts root cards solved (progress).
-RESOLVED, STATES, HITS, PRUNED, ABORTED, STOP, MAX_ENTRIES, CARDS_DONE = range(8)
-STAT_SLOTS = 8
+# runs) and MAX_SLOTS (the most slots the memo may double to, 0 for no limit). ABORTED
+# says why a search stopped early; CARDS_DONE counts root cards solved (progress);
+# ENTRIES and SLOTS: the memo's entries and slots now.
+(RESOLVED, STATES, HITS, PRUNED, ABORTED, STOP, MAX_SLOTS, CARDS_DONE, ENTRIES,
+ SLOTS) = range(10)
+STAT_SLOTS = 10
 STOPPED_NODES, STOPPED_FLAG, STOPPED_MEMORY = 1, 2, 3  # stats[ABORTED]
 CHECK_MASK = 1023  # the stop flag and the memo's size are looked at every 1024 nodes
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
 CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmarks/analysis.py)
+CARD_NUMBERS = np.arange(STANDARD_DECK + 1, dtype=np.int64)  # pack_key's card list
 
 
-# Memo key layout (pack_memo_key), until the shared state key replaces it. Professional:
-# words 0-1 hold the rows by last card, two a word, ROW_FIELD_BITS apart, each as
-#   first | last << KEY_LAST | length << KEY_LENGTH | cows << KEY_COWS
-# and words 2.. every card's owner, OWNER_FIELD_BITS each, OWNERS_PER_WORD a word.
-# Normal: word 0 holds the rows by last card, RANK_ROW_BITS apart, each as
-#   rank | length << RANK_LENGTH | cows << RANK_COWS
-# and words 1.. the cards in play, ascending, CARD_FIELD_BITS each, CARDS_PER_WORD a word,
-# each as owner | cows << CARD_COWS.
-KEY_LAST, KEY_LENGTH, KEY_COWS, ROW_FIELD_BITS = 7, 14, 17, 23
-OWNER_FIELD_BITS, OWNERS_PER_WORD, OWNER_WORDS_AT = 4, 16, 2
-RANK_LENGTH, RANK_COWS, RANK_ROW_BITS = 7, 10, 16
-CARD_COWS, CARD_FIELD_BITS, CARDS_PER_WORD, CARD_WORDS_AT = 4, 7, 9, 1
-
-
-@jit
-def pack_memo_key(table, owner, deck_size, professional, words):
-    """The memo key of a turn-boundary state, written into ``words`` (layout above).
-
-    Rows are listed in order of their last card (a row's number never matters).
-    Normal placement: the future depends on card values only through their order
-    and cows, so the key holds, for each row, how many cards still in play lie below
-    its last card (its "rank"), its length and cows — a row above every card in play
-    is dead and its length is dropped — and then every card still in play, ascending,
-    as (owner, cows). Professional placement compares distances, so the key holds the
-    actual first and last cards and each card's owner by number.
-    """
-    words[:] = 0
-    order = np.zeros(ROW_COUNT, np.int64)
-    for r in range(ROW_COUNT):  # rows by last card (insertion sort)
-        j = r - 1
-        while j >= 0 and table[order[j], LAST] > table[r, LAST]:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = r
-    if professional:
-        for i in range(ROW_COUNT):
-            r = order[i]
-            bits = (table[r, FIRST] | (table[r, LAST] << KEY_LAST)
-                    | (table[r, LENGTH] << KEY_LENGTH) | (table[r, COWS_COLUMN] << KEY_COWS))
-            words[i // 2] |= bits << (ROW_FIELD_BITS * (i % 2))
-        for c in range(1, deck_size + 1):
-            at = c - 1
-            words[OWNER_WORDS_AT + at // OWNERS_PER_WORD] |= (
-                owner[c] << (OWNER_FIELD_BITS * (at % OWNERS_PER_WORD)))
-        return
-    slot = 0
-    for c in range(1, deck_size + 1):
-        if owner[c] != OWNER_GONE:
-            words[CARD_WORDS_AT + slot // CARDS_PER_WORD] |= (
-                (owner[c] | (COWS[c] << CARD_COWS))
-                << (CARD_FIELD_BITS * (slot % CARDS_PER_WORD)))
-            slot += 1
-    in_play = slot
-    for i in range(ROW_COUNT):
-        r = order[i]
-        rank = 0
-        for c in range(1, table[r, LAST]):
-            if owner[c] != OWNER_GONE:
-                rank += 1
-        length = 0 if rank == in_play else table[r, LENGTH]
-        words[0] |= ((rank | (length << RANK_LENGTH) | (table[r, COWS_COLUMN] << RANK_COWS))
-                     << (RANK_ROW_BITS * i))
+def memo_layout(owner: np.ndarray, professional: bool) -> np.ndarray:
+    """The memo's key layout (solver/statekey.py) for a search from a state whose owners
+    are ``owner``: room for the cards in play there (they only become fewer) and owner
+    fields wide enough for the largest owner. Rows are not merged (``merge_rows`` off):
+    the key tells apart the states the search has always told apart, so node counts
+    stay those of its earlier memo."""
+    in_play = int(np.count_nonzero(owner))
+    top = int(owner.max()) if in_play else OWNER_P1
+    return key_layout(max(1, in_play), max(1, (top - 1).bit_length()), professional,
+                      merge_rows=False)
 
 
 @jit
-def memo_key(w):
-    return (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12],
-            w[13])
+def new_memo(width, slots):
+    """An empty memo: a typed list holding one table (solver/table.py) of ``slots`` slots
+    for keys of ``width`` words; the search swaps in a doubled table as it fills."""
+    memo = List()
+    memo.append(np.zeros((slots, width + VALUE_WORDS + 1), np.int64))
+    return memo
+
+
+@jit_inline
+def pack_memo_key(table, owner, deck_size, layout, words, order):
+    """The memo key of the turn-boundary state (table, owner) into ``words``: the state
+    key of its rows and the cards in play with their owners (``order``: 4 ints scratch)."""
+    pack_key(table, CARD_NUMBERS, owner, deck_size + 1, -1, -1, layout, words, order)
+
+
+@jit_inline
+def memo_find(entries, values, words, width):
+    """(found, value) of the key ``words`` in the memo's table."""
+    s, found = probe(entries, words, width)
+    if found:
+        return True, values[s, width]
+    return False, 0.0
+
+
+@jit_inline
+def memo_store(memo, entries, values, words, width, value, stats):
+    """Store ``value`` under ``words``; returns the table (doubled, and swapped into the
+    memo, when it passed MAX_LOAD and stats[MAX_SLOTS] allows). A full table (at its
+    largest, between stop checks) keeps what it has."""
+    s, found = probe(entries, words, width)
+    if s < 0:
+        return entries
+    store(entries, values, s, words, width, value, 0.0, 0.0)
+    if found:
+        return entries
+    stats[ENTRIES] += 1
+    slots = entries.shape[0]
+    if stats[ENTRIES] > MAX_LOAD * slots and (stats[MAX_SLOTS] == 0
+                                              or 2 * slots <= stats[MAX_SLOTS]):
+        bigger = np.zeros((2 * slots, entries.shape[1]), np.int64)
+        rehash(entries, bigger, width)
+        memo[0] = bigger
+        stats[SLOTS] = 2 * slots
+        return bigger
+    return entries
 
 
 @jit
@@ -152,20 +145,22 @@ def _binomial(n, k):
 
 
 @jit
-def _stop_reason(memo, stats, max_resolved):
-    """Why the search must stop now (a STOPPED_* code), or 0 to go on."""
+def _stop_reason(stats, max_resolved):
+    """Why the search must stop now (a STOPPED_* code), or 0 to go on: the memory stop
+    when the memo, at the most slots allowed, is loaded past MAX_LOAD."""
     if stats[RESOLVED] > max_resolved:
         return STOPPED_NODES
     if stats[STOP] != 0:
         return STOPPED_FLAG
-    if stats[MAX_ENTRIES] > 0 and len(memo) >= stats[MAX_ENTRIES]:
+    if (stats[MAX_SLOTS] > 0 and 2 * stats[SLOTS] > stats[MAX_SLOTS]
+            and stats[ENTRIES] > MAX_LOAD * stats[SLOTS]):
         return STOPPED_MEMORY
     return 0
 
 
 @jit
 def search_state(table0, owner, deck_size, known_count, hidden_count, professional, model,
-            root_card, memo, stats, max_resolved, result):
+                 root_card, memo, layout, stats, max_resolved, result):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
     An explicit stack (numba cannot cache recursive functions). BOUNDARY frames
@@ -174,11 +169,17 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
     places the turn's forced cards. A frame's ``add`` fields are player 1's cows
     taken by forced placements on the way to it, added when it returns.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
-    It stops early (stats[ABORTED], see _stop_reason) past ``max_resolved`` nodes, when
-    stats[STOP] is set or when the memo holds stats[MAX_ENTRIES] entries; the last two
-    are looked at every 1024 nodes.
+    The memo (new_memo) maps the keys (``layout``) of the boundaries below the root to
+    their values. It stops early (stats[ABORTED], see _stop_reason) past ``max_resolved``
+    nodes, when stats[STOP] is set or when the memo is full at stats[MAX_SLOTS] slots;
+    the last two are looked at every 1024 nodes.
     """
     width = known_count + hidden_count + 1
+    key_width = layout[L_WIDTH]
+    entries = memo[0]
+    values = entries.view(np.float64)
+    stats[SLOTS] = entries.shape[0]
+    order = np.zeros(ROW_COUNT, np.int64)
     f_type = np.zeros(MAX_FRAMES, np.int64)
     f_fresh = np.zeros(MAX_FRAMES, np.int64)
     f_table = np.zeros((MAX_FRAMES, ROW_COUNT, 4), np.int64)
@@ -204,14 +205,14 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
     b_acc_took = np.zeros(MAX_FRAMES)
     b_turn = np.zeros((MAX_FRAMES, width), np.int64)
     b_tags = np.zeros((MAX_FRAMES, width), np.int64)
-    b_key = np.zeros((MAX_FRAMES, KEY_WORDS), np.int64)
+    b_key = np.zeros((MAX_FRAMES, key_width), np.int64)
     c_i = np.zeros(MAX_FRAMES, np.int64)
     c_options = np.zeros(MAX_FRAMES, np.int64)
     c_option = np.zeros(MAX_FRAMES, np.int64)
     c_mine = np.zeros(MAX_FRAMES, np.bool_)
     c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
     work = np.zeros((ROW_COUNT, 4), np.int64)
-    words = np.zeros(KEY_WORDS, np.int64)
+    words = np.zeros(key_width, np.int64)
 
     top = 0
     f_type[0] = BOUNDARY
@@ -250,11 +251,10 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             if b_k[d_tf] == 1:  # that was player 1's last card
                 rv, rn, rt, have_ret = d_pend, d_now, d_took, True
                 continue
-            pack_memo_key(work, owner, deck_size, professional, words)
-            key = memo_key(words)
-            if key in memo:
+            pack_memo_key(work, owner, deck_size, layout, words, order)
+            found, stored = memo_find(entries, values, words, key_width)
+            if found:
                 stats[HITS] += 1
-                stored = memo[key]
                 rv, rn, rt, have_ret = stored + d_pend, d_now, d_took, True
                 continue
             top += 1
@@ -362,11 +362,10 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
                 b_acc_now[f], b_acc_took[f] = 0.0, 0.0
         if finished:  # return the state's value
             if f == 0:
-                if root_card < 0:
-                    memo[memo_key(b_key[0])] = f_best[0]
                 result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
                 return
-            memo[memo_key(b_key[f])] = f_best[f]
+            entries = memo_store(memo, entries, values, b_key[f], key_width, f_best[f], stats)
+            values = entries.view(np.float64)
             rv = f_best[f] + f_add[f]
             rn, rt = f_add_now[f], f_add_took[f]
             have_ret = True
@@ -384,7 +383,7 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             owner[b_turn[f, a]] = OWNER_GONE
         stats[RESOLVED] += 1
         if stats[RESOLVED] > max_resolved or stats[RESOLVED] & CHECK_MASK == 0:
-            why = _stop_reason(memo, stats, max_resolved)
+            why = _stop_reason(stats, max_resolved)
             if why:
                 stats[ABORTED] = why
                 for a in range(width):
@@ -396,29 +395,17 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
 
 
 @jit
-def _state_value(table, owner, deck_size, known_count, hidden_count, professional, model,
-                 memo, stats, max_resolved, words, result):
-    """Value of a turn-boundary state with player 1 choosing its card: memo first."""
-    pack_memo_key(table, owner, deck_size, professional, words)
-    key = memo_key(words)
-    if key in memo:
-        stats[HITS] += 1
-        return memo[key]
-    search_state(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
-            stats, max_resolved, result)
-    return result[0]
-
-
-@jit
 def _solve_cards(table, owner, deck_size, known_count, hidden_count, professional, model,
-                 cards, stats, max_resolved, results):
-    """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here
-    (a typed dict made from Python costs seconds of compilation at every start)."""
-    memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
+                 cards, layout, stats, max_resolved, results):
+    """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here."""
+    first = FIRST_SLOTS
+    if stats[MAX_SLOTS] > 0:
+        first = min(first, stats[MAX_SLOTS])
+    memo = new_memo(layout[L_WIDTH], first)
     result = np.zeros(3)
     for i in range(cards.shape[0]):
         search_state(table, owner, deck_size, known_count, hidden_count, professional, model,
-                cards[i], memo, stats, max_resolved, result)
+                     cards[i], memo, layout, stats, max_resolved, result)
         if stats[ABORTED]:
             return
         results[i, :] = result
@@ -428,11 +415,9 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
 # ---------------------------------------------------------------- Python API
 
 DEFAULT_MEMORY = 8 * 2**30
-# Peak memory of the memo (numba's typed dict: 14-word key, float value, hash: 128 bytes
-# an entry, a third of the slots free, an index) per entry stored, for the memory guard,
-# which counts entries. Peak RSS growth over entries measured 262-355 bytes
-# (benchmarks/analysis.py); the most is ~400, while the dict doubles (old and new beside).
-BYTES_PER_ENTRY = 400
+# The memory guard counts the memo's real bytes: a table of ``slots`` slots of
+# memo_slot_bytes each, and while it doubles the old one beside it (1.5 x the new).
+DOUBLING_PEAK = 1.5
 # Searches estimated below this run in the caller's thread: they take milliseconds, and a
 # worker thread would cost more than they do.
 INLINE_NODES = 20_000
@@ -461,6 +446,17 @@ class ExactResult:
     memo_hits: int
     pruned: int     # cards cut off by the worst-case bound
     seconds: float
+
+
+def memo_slot_bytes(layout: np.ndarray) -> int:
+    """Bytes of one memo slot for keys of ``layout``."""
+    return Table.slot_bytes(int(layout[L_WIDTH]), VALUE_WORDS)
+
+
+def memo_max_slots(memory: int, slot_bytes: int) -> int:
+    """The most slots (a power of two, at least 16) the memo may double to within
+    ``memory`` bytes, the table it doubles from counted beside it."""
+    return 1 << max(4, int(math.log2(max(16.0, memory / (DOUBLING_PEAK * slot_bytes)))))
 
 
 def owner_array(position: Position) -> tuple[np.ndarray, int, int]:
@@ -536,11 +532,12 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
     stats = np.zeros(STAT_SLOTS, np.int64)
-    stats[MAX_ENTRIES] = max(1, memory // BYTES_PER_ENTRY)
+    layout = memo_layout(owner, position.professional)
+    stats[MAX_SLOTS] = memo_max_slots(memory, memo_slot_bytes(layout))
     results = np.zeros((position.cards_left, 3))
     cards = np.asarray(position.hand, np.int64)
     args = (table, owner, position.deck_size, known, hidden, position.professional,
-            MODELS[model], cards)
+            MODELS[model], cards, layout)
     if not _solve_cards.signatures:  # compile or load first: reported times are the search's
         _solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
     start = time.perf_counter()
@@ -554,7 +551,7 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
              for card, (v, now, took) in zip(position.hand, results)]
     if stats[ABORTED]:
         _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
-                       interrupted)
+                       interrupted, memo_slot_bytes(layout))
     return ExactResult(model, tuple(lines), int(stats[RESOLVED]), int(stats[STATES]),
                        int(stats[HITS]), int(stats[PRUNED]), seconds)
 
@@ -598,7 +595,7 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
 
 
 def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
-                   interrupted) -> None:
+                   interrupted, slot_bytes) -> None:
     done = int(stats[CARDS_DONE])
     total = position.cards_left
     nodes = int(stats[RESOLVED])
@@ -608,10 +605,11 @@ def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory,
         raise SearchInterrupted(f"exact search interrupted {so_far}", **kept)
     why = int(stats[ABORTED])
     if why == STOPPED_MEMORY:
-        entries = int(stats[MAX_ENTRIES])
+        slots, entries = int(stats[SLOTS]), int(stats[ENTRIES])
         raise MemoryExceeded(
             f"exact search ({model}) stopped at its memory budget of {_size(memory)}: the "
-            f"memo reached {entries:,} entries at up to {BYTES_PER_ENTRY} bytes each ({so_far}); "
+            f"memo filled its largest table ({slots:,} slots of {slot_bytes} bytes, "
+            f"{entries:,} entries; {_size(slots * slot_bytes)}) ({so_far}); "
             f"raise {param('memory', beside=True)} or analyse a position with fewer cards left",
             **kept)
     if why == STOPPED_FLAG:
