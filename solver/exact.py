@@ -34,10 +34,10 @@ from .errors import (
     param,
 )
 from .position import Position
-from .rules import HAND_SIZE, ROW_COUNT, STANDARD_DECK
-from .statekey import L_WIDTH, key_layout, pack_key
+from .rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
+from .statekey import L_WIDTH, OWNER_BITS_ANY, key_layout, pack_key
 from .table import MAX_LOAD, Table, probe, rehash, store
-from .turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn_row
+from .turns import RULE_OPTION, card_options, play_found_option, play_option
 
 __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
            "owner_array", "solve_exact"]
@@ -158,16 +158,331 @@ def _stop_reason(stats, max_resolved):
     return 0
 
 
+# ---------------------------------------------------------------- search frames
+# The search's stack: frame f is row f of two arrays, ``frames`` (integers) and ``sums``
+# (value triples). A frame's integers are named columns and blocks of columns:
+#
+#   KIND .. TURN_FRAME      one column each (below)
+#   TABLE   + 4 * r + c     the row table at the frame (a choice's: before its card), 16
+#   HANDS   + s * HAND_SIZE + i   boundary: seat s's hand (seat 0 player 1, seat 1 + j
+#                           known opponent j, owner code OWNER_P1 + s), HAND_SIZE a seat
+#   SIZES   + s             boundary: how many cards seat s holds
+#   DIGITS  + j             boundary: which card of known opponent j's hand is played
+#   POOL    + i             boundary: the unknown pool, ascending (POOL_COUNT cards)
+#   PICK    + t             boundary: the hidden cards' indices in the pool
+#   TURN_CARDS + a, TURN_OWNERS + a   boundary: the joint action being resolved,
+#                           ascending, with each card's owner
+#   KEY     + w             boundary: its memo key (the layout's width)
+#
+# Blocks are sized for the largest game (MAX_PLAYERS, a whole deck in the pool), so the
+# columns are constants; a search writes a column before it reads it.
+#
+# sums[f, triple, part]: value triples (ADDED, BEST, ACC) of (VALUE, NOW, TOOK). A triple
+# is what a subtree is worth to player 1: VALUE (cows to the end of the round, in the
+# model), NOW (cows in the root's turn) and TOOK (probability it takes a row in that
+# turn). ADDED: what forced placements gave player 1 on the way into the frame (added when
+# it returns); BEST: the best so far over player 1's cards or the chooser's options; ACC:
+# the opponent sets of the current card, summed (random) or their maximum (worst).
+# Between frames the search keeps a triple as three local numbers (registers, not
+# memory): carried while a turn's cards are placed, returned when a frame settles.
+
+(KIND, FRESH, HAND_AT, SET_AT, SET_COUNT, POOL_COUNT, CHOICE_AT, OPTION_COUNT, OPTION,
+ MINE, TURN_FRAME) = range(11)
+TABLE = 11
+HANDS = TABLE + ROW_COUNT * 4
+SIZES = HANDS + MAX_PLAYERS * HAND_SIZE
+DIGITS = SIZES + MAX_PLAYERS
+POOL = DIGITS + MAX_PLAYERS - 1
+PICK = POOL + STANDARD_DECK
+TURN_CARDS = PICK + MAX_PLAYERS - 1
+TURN_OWNERS = TURN_CARDS + MAX_PLAYERS
+KEY = TURN_OWNERS + MAX_PLAYERS
+KEY_COLUMNS = int(key_layout(STANDARD_DECK, OWNER_BITS_ANY, True)[L_WIDTH])  # the widest
+FRAME_COLUMNS = KEY + KEY_COLUMNS
+ADDED, BEST, ACC = range(3)
+VALUE, NOW, TOOK = range(3)
+
+
+@jit_inline
+def set_triple(sums, f, triple, value, now, took):
+    sums[f, triple, VALUE], sums[f, triple, NOW], sums[f, triple, TOOK] = value, now, took
+
+
+@jit_inline
+def save_table(frames, f, work):
+    """Frame f's TABLE block = the row table ``work``."""
+    for r in range(ROW_COUNT):
+        for c in range(4):
+            frames[f, TABLE + 4 * r + c] = work[r, c]
+
+
+@jit_inline
+def load_table(frames, f, work):
+    """``work`` = frame f's row table."""
+    for r in range(ROW_COUNT):
+        for c in range(4):
+            work[r, c] = frames[f, TABLE + 4 * r + c]
+
+
+@jit_inline
+def list_cards(owner, deck_size, who, frames, f, at):
+    """Frame f's columns at.. = the cards of owner ``who``, ascending; returns how many."""
+    count = 0
+    for c in range(1, deck_size + 1):
+        if owner[c] == who:
+            frames[f, at + count] = c
+            count += 1
+    return count
+
+
+@jit_inline
+def begin_state(frames, sums, f, owner, deck_size, known_count, hidden_count, stats):
+    """A fresh boundary frame: list every hand and the pool, count the opponent sets."""
+    frames[f, FRESH] = 0
+    stats[STATES] += 1
+    set_count = 1
+    for seat in range(1 + known_count):
+        size = list_cards(owner, deck_size, OWNER_P1 + seat, frames, f, HANDS + seat * HAND_SIZE)
+        frames[f, SIZES + seat] = size
+        if seat > 0:
+            set_count *= size
+    frames[f, POOL_COUNT] = list_cards(owner, deck_size, OWNER_POOL, frames, f, POOL)
+    frames[f, SET_COUNT] = set_count * _binomial(frames[f, POOL_COUNT], hidden_count)
+    frames[f, HAND_AT] = -1
+    set_triple(sums, f, BEST, math.inf, 0.0, 0.0)
+
+
+@jit_inline
+def next_card(frames, sums, f, known_count, hidden_count, model, root_card):
+    """Move to player 1's next card (at the root, only ``root_card`` if >= 0) and its
+    first opponent set. False when every card is done."""
+    h = frames[f, HAND_AT] + 1
+    while (h < frames[f, SIZES] and f == 0 and root_card >= 0
+           and frames[f, HANDS + h] != root_card):
+        h += 1
+    frames[f, HAND_AT] = h
+    if h >= frames[f, SIZES]:
+        return False
+    frames[f, SET_AT] = 0
+    for j in range(known_count):
+        frames[f, DIGITS + j] = 0
+    for t in range(hidden_count):
+        frames[f, PICK + t] = t
+    set_triple(sums, f, ACC, 0.0 if model == MODEL_RANDOM else -math.inf, 0.0, 0.0)
+    return True
+
+
+@jit_inline
+def next_opponent_set(frames, f, known_count, hidden_count):
+    """The next opponent set: the hidden cards' next combination of the pool (in
+    lexicographic order), and when those wrap, known opponents' next cards (an odometer)."""
+    i = hidden_count - 1
+    while i >= 0 and frames[f, PICK + i] == frames[f, POOL_COUNT] - hidden_count + i:
+        i -= 1
+    if i >= 0:
+        frames[f, PICK + i] += 1
+        for t in range(i + 1, hidden_count):
+            frames[f, PICK + t] = frames[f, PICK + t - 1] + 1
+        return
+    for t in range(hidden_count):
+        frames[f, PICK + t] = t
+    for j in range(known_count):
+        frames[f, DIGITS + j] += 1
+        if frames[f, DIGITS + j] < frames[f, SIZES + 1 + j]:
+            break
+        frames[f, DIGITS + j] = 0
+
+
+@jit_inline
+def sort_turn_columns(frames, f, width):
+    """Sort frame f's turn (TURN_CARDS, TURN_OWNERS) by card, ascending: the placing
+    order (insertion sort, as turns.sort_turn)."""
+    for a in range(1, width):
+        card, who = frames[f, TURN_CARDS + a], frames[f, TURN_OWNERS + a]
+        j = a - 1
+        while j >= 0 and frames[f, TURN_CARDS + j] > card:
+            frames[f, TURN_CARDS + j + 1] = frames[f, TURN_CARDS + j]
+            frames[f, TURN_OWNERS + j + 1] = frames[f, TURN_OWNERS + j]
+            j -= 1
+        frames[f, TURN_CARDS + j + 1], frames[f, TURN_OWNERS + j + 1] = card, who
+
+
+@jit_inline
+def deal_joint_action(frames, f, owner, known_count, hidden_count, width):
+    """Player 1's current card and the current opponent set become frame f's turn, in
+    placing order; its cards leave their owners."""
+    frames[f, TURN_CARDS] = frames[f, HANDS + frames[f, HAND_AT]]
+    frames[f, TURN_OWNERS] = OWNER_P1
+    for j in range(known_count):
+        seat = 1 + j
+        frames[f, TURN_CARDS + seat] = frames[f, HANDS + seat * HAND_SIZE + frames[f, DIGITS + j]]
+        frames[f, TURN_OWNERS + seat] = OWNER_P1 + seat
+    for t in range(hidden_count):
+        frames[f, TURN_CARDS + 1 + known_count + t] = frames[f, POOL + frames[f, PICK + t]]
+        frames[f, TURN_OWNERS + 1 + known_count + t] = OWNER_POOL
+    sort_turn_columns(frames, f, width)
+    for a in range(width):
+        owner[frames[f, TURN_CARDS + a]] = OWNER_GONE
+
+
+@jit_inline
+def take_back_joint_action(frames, f, owner, width):
+    """Frame f's turn cards go back to their owners."""
+    for a in range(width):
+        owner[frames[f, TURN_CARDS + a]] = frames[f, TURN_OWNERS + a]
+
+
+@jit_inline
+def count_joint_action(stats, max_resolved):
+    """Count a joint action resolved; why the search must stop (STOPPED_*), or 0. The stop
+    flag and the memo's size are looked at every CHECK_MASK + 1 nodes."""
+    stats[RESOLVED] += 1
+    if stats[RESOLVED] > max_resolved or stats[RESOLVED] & CHECK_MASK == 0:
+        return _stop_reason(stats, max_resolved)
+    return 0
+
+
+@jit_inline
+def add_outcome(frames, sums, f, value, now, took, model, stats):
+    """One opponent set's outcome (value, now, took) for the current card: summed (random)
+    or kept if the worst so far. True when the card is settled (every set seen, or the
+    worst case already no better than the state's best card: pruned), its value then
+    folded into the state's best."""
+    if model == MODEL_RANDOM:
+        sums[f, ACC, VALUE] += value
+        sums[f, ACC, NOW] += now
+        sums[f, ACC, TOOK] += took
+    elif value > sums[f, ACC, VALUE]:
+        set_triple(sums, f, ACC, value, now, took)
+    frames[f, SET_AT] += 1
+    pruned = model == MODEL_WORST and sums[f, ACC, VALUE] >= sums[f, BEST, VALUE]
+    if pruned and frames[f, SET_AT] < frames[f, SET_COUNT]:
+        stats[PRUNED] += 1
+    if not (pruned or frames[f, SET_AT] == frames[f, SET_COUNT]):
+        return False
+    value, now, took = sums[f, ACC, VALUE], sums[f, ACC, NOW], sums[f, ACC, TOOK]
+    if model == MODEL_RANDOM:
+        n = frames[f, SET_COUNT]
+        value, now, took = value / n, now / n, took / n
+    if value < sums[f, BEST, VALUE]:
+        set_triple(sums, f, BEST, value, now, took)
+    return True
+
+
+@jit_inline
+def place_forced_cards(frames, work, turn_frame, card_at, value, now, took, width,
+                       professional, model):
+    """Place frame ``turn_frame``'s turn cards on ``work`` from ``card_at`` on while their
+    owners have no choice to make (one option, or a ``random`` opponent's rule-following
+    choice); player 1's cows go into the carried triple (value, now, took). Returns
+    (option count of the card that needs a choice, or 0 when the turn is placed; that
+    card's index; the carried triple)."""
+    for i in range(card_at, width):
+        card = frames[turn_frame, TURN_CARDS + i]
+        mine = frames[turn_frame, TURN_OWNERS + i] == OWNER_P1
+        count, kind, row_a, row_b = card_options(work, card, professional)
+        if count > 1 and (mine or model != MODEL_RANDOM):
+            return count, i, value, now, took
+        cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
+        if mine:
+            value += cows
+            now += cows
+            took = 1.0 if cows > 0 else 0.0
+    return 0, width, value, now, took
+
+
+@jit_inline
+def push_choice(frames, sums, f, option_count, turn_frame, card_at, value, now, took, work):
+    """Frame f becomes a row choice for card ``card_at`` of frame ``turn_frame``'s turn,
+    with ``option_count`` options, taken on the table ``work``; (value, now, took) came
+    on the way in."""
+    frames[f, KIND] = CHOICE
+    save_table(frames, f, work)
+    set_triple(sums, f, ADDED, value, now, took)
+    frames[f, CHOICE_AT], frames[f, TURN_FRAME] = card_at, turn_frame
+    frames[f, OPTION_COUNT], frames[f, OPTION] = option_count, 0
+    frames[f, MINE] = frames[turn_frame, TURN_OWNERS + card_at] == OWNER_P1
+
+
+@jit_inline
+def play_next_option(frames, f, work, professional):
+    """Play choice frame f's current option on a copy of its table, to carry on placing
+    the turn after it: returns (turn frame, next card index, carried value, now, took)."""
+    load_table(frames, f, work)
+    turn_frame, i = frames[f, TURN_FRAME], frames[f, CHOICE_AT]
+    cows = play_option(work, frames[turn_frame, TURN_CARDS + i], professional,
+                       frames[f, OPTION])
+    if frames[f, MINE] == 0:
+        return turn_frame, i + 1, 0.0, 0.0, 0.0
+    return turn_frame, i + 1, float(cows), float(cows), 1.0 if cows > 0 else 0.0
+
+
+@jit_inline
+def return_to_choice(frames, sums, f, value, now, took):
+    """An option's outcome (value, now, took): kept if it is the chooser's best so far
+    (player 1 minimises, the adversary maximises); then the next option."""
+    o = frames[f, OPTION]
+    mine = frames[f, MINE] != 0
+    if (o == 0 or (mine and value < sums[f, BEST, VALUE])
+            or (not mine and value > sums[f, BEST, VALUE])):
+        set_triple(sums, f, BEST, value, now, took)
+    frames[f, OPTION] = o + 1
+
+
+@jit_inline
+def return_from_choice(sums, f):
+    """A settled choice frame's triple: its best option plus what came on the way in."""
+    return (sums[f, BEST, VALUE] + sums[f, ADDED, VALUE],
+            sums[f, BEST, NOW] + sums[f, ADDED, NOW],
+            sums[f, BEST, TOOK] + sums[f, ADDED, TOOK])
+
+
+@jit_inline
+def end_turn(frames, sums, f, turn_frame, value, now, took, work, owner, deck_size, layout,
+             entries, values, stats, words, order):
+    """Frame ``turn_frame``'s turn is placed on ``work``, carrying (value, now, took).
+    Returns (known, value, now, took): known when it was player 1's last card or the
+    state after it is in the memo, the triple then its value. Otherwise frame f becomes
+    that state's fresh boundary frame."""
+    if frames[turn_frame, SIZES] == 1:  # player 1's last card
+        return True, value, now, took
+    key_width = layout[L_WIDTH]
+    pack_memo_key(work, owner, deck_size, layout, words, order)
+    found, stored = memo_find(entries, values, words, key_width)
+    if found:
+        stats[HITS] += 1
+        return True, stored + value, now, took
+    frames[f, KIND], frames[f, FRESH] = BOUNDARY, 1
+    save_table(frames, f, work)
+    set_triple(sums, f, ADDED, value, now, took)
+    for w in range(key_width):
+        frames[f, KEY + w] = words[w]
+    return False, value, now, took
+
+
+@jit_inline
+def finish_state(frames, sums, f, memo, entries, values, layout, stats, words):
+    """Every card of boundary frame f is done: its value goes into the memo. Returns the
+    memo's table (memo_store may double it) and the frame's triple plus what came on the
+    way in (NOW and TOOK describe the root's turn: only what came on the way in)."""
+    key_width = layout[L_WIDTH]
+    for w in range(key_width):
+        words[w] = frames[f, KEY + w]
+    entries = memo_store(memo, entries, values, words, key_width, sums[f, BEST, VALUE], stats)
+    return (entries, sums[f, BEST, VALUE] + sums[f, ADDED, VALUE], sums[f, ADDED, NOW],
+            sums[f, ADDED, TOOK])
+
+
 @jit
 def search_state(table0, owner, deck_size, known_count, hidden_count, professional, model,
                  root_card, memo, layout, stats, max_resolved, result):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
-    An explicit stack (numba cannot cache recursive functions). BOUNDARY frames
-    enumerate player 1's cards (only ``root_card`` if >= 0) and every opponent set;
-    CHOICE frames branch on a row choice inside a turn. Between them, "descending"
-    places the turn's forced cards. A frame's ``add`` fields are player 1's cows
-    taken by forced placements on the way to it, added when it returns.
+    An explicit stack of frames (numba cannot cache recursive functions; the layout is
+    drawn above the transitions). BOUNDARY frames enumerate player 1's cards (only
+    ``root_card`` if >= 0) and every opponent set; CHOICE frames branch on a row choice
+    inside a turn. Between them the turn's forced cards are placed (``placing``); a frame
+    that settles returns its triple (``returning``) to the frame below.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
     The memo (new_memo) maps the keys (``layout``) of the boundaries below the root to
     their values. It stops early (stats[ABORTED], see _stop_reason) past ``max_resolved``
@@ -175,223 +490,88 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
     the last two are looked at every 1024 nodes.
     """
     width = known_count + hidden_count + 1
-    key_width = layout[L_WIDTH]
     entries = memo[0]
     values = entries.view(np.float64)
     stats[SLOTS] = entries.shape[0]
-    order = np.zeros(ROW_COUNT, np.int64)
-    f_type = np.zeros(MAX_FRAMES, np.int64)
-    f_fresh = np.zeros(MAX_FRAMES, np.int64)
-    f_table = np.zeros((MAX_FRAMES, ROW_COUNT, 4), np.int64)
-    f_add = np.zeros(MAX_FRAMES)        # value taken on the way in
-    f_add_now = np.zeros(MAX_FRAMES)    # player 1's cows taken on the way in
-    f_add_took = np.zeros(MAX_FRAMES)
-    f_best = np.zeros(MAX_FRAMES)
-    f_best_now = np.zeros(MAX_FRAMES)
-    f_best_took = np.zeros(MAX_FRAMES)
-    b_hand = np.zeros((MAX_FRAMES, HAND_SIZE), np.int64)
-    b_k = np.zeros(MAX_FRAMES, np.int64)
-    b_h = np.zeros(MAX_FRAMES, np.int64)
-    b_known = np.zeros((MAX_FRAMES, max(known_count, 1), HAND_SIZE), np.int64)
-    b_sizes = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
-    b_digits = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
-    b_pool = np.zeros((MAX_FRAMES, deck_size), np.int64)
-    b_pool_count = np.zeros(MAX_FRAMES, np.int64)
-    b_pick = np.zeros((MAX_FRAMES, max(hidden_count, 1)), np.int64)
-    b_set = np.zeros(MAX_FRAMES, np.int64)
-    b_set_count = np.zeros(MAX_FRAMES, np.int64)
-    b_acc = np.zeros(MAX_FRAMES)
-    b_acc_now = np.zeros(MAX_FRAMES)
-    b_acc_took = np.zeros(MAX_FRAMES)
-    b_turn = np.zeros((MAX_FRAMES, width), np.int64)
-    b_tags = np.zeros((MAX_FRAMES, width), np.int64)
-    b_key = np.zeros((MAX_FRAMES, key_width), np.int64)
-    c_i = np.zeros(MAX_FRAMES, np.int64)
-    c_options = np.zeros(MAX_FRAMES, np.int64)
-    c_option = np.zeros(MAX_FRAMES, np.int64)
-    c_mine = np.zeros(MAX_FRAMES, np.bool_)
-    c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
-    work = np.zeros((ROW_COUNT, 4), np.int64)
-    words = np.zeros(key_width, np.int64)
+    frames = np.empty((MAX_FRAMES, FRAME_COLUMNS), np.int64)
+    sums = np.empty((MAX_FRAMES, 3, 3))
+    work = np.empty((ROW_COUNT, 4), np.int64)
+    words = np.empty(layout[L_WIDTH], np.int64)
+    order = np.empty(ROW_COUNT, np.int64)
 
     top = 0
-    f_type[0] = BOUNDARY
-    f_fresh[0] = 1
-    f_table[0] = table0
-    have_ret, descending = False, False
-    rv, rn, rt = 0.0, 0.0, 0.0
-    d_i, d_tf, d_pend, d_now, d_took = 0, 0, 0.0, 0.0, 0.0
+    frames[0, KIND], frames[0, FRESH] = BOUNDARY, 1
+    save_table(frames, 0, table0)
+    set_triple(sums, 0, ADDED, 0.0, 0.0, 0.0)
+    returning, placing = False, False
+    turn_frame, card_at = 0, 0              # placing: whose turn, the next card
+    value, now, took = 0.0, 0.0, 0.0        # the carried or returned triple
     while True:
-        if descending:  # place forced cards of turn d_tf from card d_i on ``work``
-            descending = False
-            m = width
-            i = d_i
-            pushed = False
-            while i < m:
-                card = b_turn[d_tf, i]
-                mine = b_tags[d_tf, i] == OWNER_P1
-                options, kind, row_a, row_b = card_options(work, card, professional)
-                if options > 1 and (mine or model != MODEL_RANDOM):
-                    top += 1
-                    f_type[top] = CHOICE
-                    f_table[top] = work
-                    f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
-                    c_i[top], c_options[top], c_option[top] = i, options, 0
-                    c_mine[top], c_turn_frame[top] = mine, d_tf
-                    pushed = True
-                    break
-                cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
-                if mine:
-                    d_pend += cows
-                    d_now += cows
-                    d_took = 1.0 if cows > 0 else 0.0
-                i += 1
-            if pushed:
+        if placing:
+            placing = False
+            option_count, card_at, value, now, took = place_forced_cards(
+                frames, work, turn_frame, card_at, value, now, took, width, professional,
+                model)
+            if option_count:
+                top += 1
+                push_choice(frames, sums, top, option_count, turn_frame, card_at, value, now,
+                            took, work)
                 continue
-            if b_k[d_tf] == 1:  # that was player 1's last card
-                rv, rn, rt, have_ret = d_pend, d_now, d_took, True
-                continue
-            pack_memo_key(work, owner, deck_size, layout, words, order)
-            found, stored = memo_find(entries, values, words, key_width)
-            if found:
-                stats[HITS] += 1
-                rv, rn, rt, have_ret = stored + d_pend, d_now, d_took, True
-                continue
-            top += 1
-            f_type[top] = BOUNDARY
-            f_fresh[top] = 1
-            f_table[top] = work
-            f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
-            b_key[top] = words
+            returning, value, now, took = end_turn(
+                frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
+                layout, entries, values, stats, words, order)
+            if not returning:
+                top += 1
             continue
 
         f = top
-        if f_type[f] == CHOICE:
-            if have_ret:
-                have_ret = False
-                o = c_option[f]
-                if (o == 0 or (c_mine[f] and rv < f_best[f])
-                        or (not c_mine[f] and rv > f_best[f])):
-                    f_best[f], f_best_now[f], f_best_took[f] = rv, rn, rt
-                c_option[f] = o + 1
-            if c_option[f] == c_options[f]:
-                rv = f_best[f] + f_add[f]
-                rn = f_best_now[f] + f_add_now[f]
-                rt = f_best_took[f] + f_add_took[f]
-                have_ret = True
+        if frames[f, KIND] == CHOICE:
+            if returning:
+                returning = False
+                return_to_choice(frames, sums, f, value, now, took)
+            if frames[f, OPTION] == frames[f, OPTION_COUNT]:
+                value, now, took = return_from_choice(sums, f)
+                returning = True
                 top -= 1
-                continue
-            work[:] = f_table[f]
-            o = c_option[f]
-            card = b_turn[c_turn_frame[f], c_i[f]]
-            cows = play_option(work, card, professional, o)
-            d_i, d_tf = c_i[f] + 1, c_turn_frame[f]
-            d_now = float(cows) if c_mine[f] else 0.0
-            d_pend = d_now
-            d_took = (1.0 if cows > 0 else 0.0) if c_mine[f] else 0.0
-            descending = True
+            else:
+                turn_frame, card_at, value, now, took = play_next_option(
+                    frames, f, work, professional)
+                placing = True
             continue
 
-        # ---- BOUNDARY frame
-        next_card, finished = False, False
-        if f_fresh[f]:
-            f_fresh[f] = 0
-            stats[STATES] += 1
-            b_k[f] = cards_of(owner, deck_size, OWNER_P1, b_hand[f])
-            product = 1
-            for j in range(known_count):
-                b_sizes[f, j] = cards_of(owner, deck_size, 2 + j, b_known[f, j])
-                product *= b_sizes[f, j]
-            b_pool_count[f] = cards_of(owner, deck_size, OWNER_POOL, b_pool[f])
-            b_set_count[f] = product * _binomial(b_pool_count[f], hidden_count)
-            b_h[f] = -1
-            f_best[f], f_best_now[f], f_best_took[f] = math.inf, 0.0, 0.0
-            next_card = True
-        elif have_ret:
-            have_ret = False
-            for a in range(width):
-                owner[b_turn[f, a]] = b_tags[f, a]
-            if model == MODEL_RANDOM:
-                b_acc[f] += rv
-                b_acc_now[f] += rn
-                b_acc_took[f] += rt
-            elif rv > b_acc[f]:
-                b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
-            b_set[f] += 1
-            pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
-            if pruned and b_set[f] < b_set_count[f]:
-                stats[PRUNED] += 1
-            if pruned or b_set[f] == b_set_count[f]:
-                value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
-                if model == MODEL_RANDOM:
-                    n = b_set_count[f]
-                    value, now, took = value / n, now / n, took / n
-                if value < f_best[f]:
-                    f_best[f], f_best_now[f], f_best_took[f] = value, now, took
-                next_card = True
-            else:  # next opponent set: hidden combination first, then known hands
-                i = hidden_count - 1
-                while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
-                    i -= 1
-                if i >= 0:
-                    b_pick[f, i] += 1
-                    for t in range(i + 1, hidden_count):
-                        b_pick[f, t] = b_pick[f, t - 1] + 1
-                else:
-                    for t in range(hidden_count):
-                        b_pick[f, t] = t
-                    for j in range(known_count):
-                        b_digits[f, j] += 1
-                        if b_digits[f, j] < b_sizes[f, j]:
-                            break
-                        b_digits[f, j] = 0
-        if next_card:
-            h = b_h[f] + 1
-            while h < b_k[f] and f == 0 and root_card >= 0 and b_hand[f, h] != root_card:
-                h += 1
-            b_h[f] = h
-            if h >= b_k[f]:  # every card done
-                finished = True
+        # a BOUNDARY frame
+        if frames[f, FRESH]:
+            begin_state(frames, sums, f, owner, deck_size, known_count, hidden_count, stats)
+            card_left = next_card(frames, sums, f, known_count, hidden_count, model, root_card)
+        else:  # returning from the turn it dealt
+            returning = False
+            take_back_joint_action(frames, f, owner, width)
+            card_left = True
+            if add_outcome(frames, sums, f, value, now, took, model, stats):
+                card_left = next_card(frames, sums, f, known_count, hidden_count, model,
+                                      root_card)
             else:
-                b_set[f] = 0
-                for j in range(known_count):
-                    b_digits[f, j] = 0
-                for t in range(hidden_count):
-                    b_pick[f, t] = t
-                b_acc[f] = 0.0 if model == MODEL_RANDOM else -math.inf
-                b_acc_now[f], b_acc_took[f] = 0.0, 0.0
-        if finished:  # return the state's value
+                next_opponent_set(frames, f, known_count, hidden_count)
+        if not card_left:
             if f == 0:
-                result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
+                result[0], result[1], result[2] = (sums[0, BEST, VALUE], sums[0, BEST, NOW],
+                                                   sums[0, BEST, TOOK])
                 return
-            entries = memo_store(memo, entries, values, b_key[f], key_width, f_best[f], stats)
+            entries, value, now, took = finish_state(frames, sums, f, memo, entries, values,
+                                                     layout, stats, words)
             values = entries.view(np.float64)
-            rv = f_best[f] + f_add[f]
-            rn, rt = f_add_now[f], f_add_took[f]
-            have_ret = True
+            returning = True
             top -= 1
             continue
-        # the next joint action: player 1's card and one opponent set, sorted
-        b_turn[f, 0], b_tags[f, 0] = b_hand[f, b_h[f]], OWNER_P1
-        for j in range(known_count):
-            b_turn[f, 1 + j], b_tags[f, 1 + j] = b_known[f, j, b_digits[f, j]], 2 + j
-        for t in range(hidden_count):
-            b_turn[f, 1 + known_count + t] = b_pool[f, b_pick[f, t]]
-            b_tags[f, 1 + known_count + t] = OWNER_POOL
-        sort_turn_row(b_turn, b_tags, f, width)
-        for a in range(width):
-            owner[b_turn[f, a]] = OWNER_GONE
-        stats[RESOLVED] += 1
-        if stats[RESOLVED] > max_resolved or stats[RESOLVED] & CHECK_MASK == 0:
-            why = _stop_reason(stats, max_resolved)
-            if why:
-                stats[ABORTED] = why
-                for a in range(width):
-                    owner[b_turn[f, a]] = b_tags[f, a]
-                return
-        work[:] = f_table[f]
-        d_i, d_tf, d_pend, d_now, d_took = 0, f, 0.0, 0.0, 0.0
-        descending = True
+        deal_joint_action(frames, f, owner, known_count, hidden_count, width)
+        why = count_joint_action(stats, max_resolved)
+        if why:
+            stats[ABORTED] = why
+            take_back_joint_action(frames, f, owner, width)
+            return
+        load_table(frames, f, work)  # place the turn on a copy of the frame's table
+        turn_frame, card_at, value, now, took = f, 0, 0.0, 0.0, 0.0
+        placing = True
 
 
 @jit
