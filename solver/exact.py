@@ -1,14 +1,17 @@
 """Exact search over the rest of a round: models ``random`` and ``worst``.
 
-One numba kernel, ``_solve``, walks the round as a tree: at a turn boundary it
+One numba kernel, ``search_state``, walks the round as a tree: at a turn boundary it
 enumerates player 1's cards and every set of opponent cards (known hands: one
 card each; hidden hands: any set of cards from the pool — for player 1's cows
 only the set matters, not who holds which card); inside a turn it places the
 cards lowest first, branching where an owner has a choice (player 1 minimises;
 the ``worst`` adversary maximises; a ``random`` opponent follows the
-rule-following choice). Turn-boundary values are memoised on what matters for
-the rest of the round: each row as (first card, last card, length, cows) —
-first card only under professional placement — and who holds every card.
+rule-following choice). Its stack's frames are rows of named columns and its steps
+named ``@jit_inline`` transitions (see "search frames" below). Turn-boundary values
+are memoised in a ``solver/table.py`` table under ``solver/statekey.py`` keys (rows
+not merged, see ``memo_layout``): each row as (rank, length, cows), or (first card,
+last card, length, cows) under professional placement, and every card in play with
+its owner.
 
 Card owners inside the kernel: 0 placed or gone, 1 player 1, 2.. known opponents,
 OWNER_POOL the unknown pool.
