@@ -14,13 +14,20 @@ sample count for every run.
 With --big: the plan and the time of Monte Carlo on larger positions (no exact value),
 for the default budget and for --max-nodes 50,000,000.
 
-    python benchmarks/montecarlo.py [--samples 2000] [--seed 1] [--big]
+With --old DIR: the before/after table: this code and the checkout DIR (e.g. a `git worktree`
+of main), each in its own subprocess, on the same positions and seeds (plans as now, 400
+samples per card); sides alternate 3 rounds, the fastest counts; estimates and nodes must
+agree exactly.
+
+    python benchmarks/montecarlo.py [--samples 2000] [--seed 1] [--big] [--old DIR]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 
 from tabulate import tabulate
@@ -29,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from nimmt.solver import exact, montecarlo  # noqa: E402
 from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.position import load_position, parse_position  # noqa: E402
+from nimmt.solver.position import format_position, load_position, parse_position  # noqa: E402
 from nimmt.solver.rules import Rules  # noqa: E402
 
 TESTER = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
@@ -72,12 +79,77 @@ def summary(mc, values) -> tuple[str, str, str, str, str]:
             "yes" if values[picked] - best < 1e-9 else f"no ({picked})", f"{mc.seconds:.2f}")
 
 
+# One side of the before/after table: argv = [root]; stdin: JSON list of (position, samples);
+# stdout: JSON list of (seconds, nodes, [(card, value, stderr)]).
+SIDE = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from solver.montecarlo import run_montecarlo
+from solver.position import load_position, parse_position
+jobs = json.load(sys.stdin)
+run_montecarlo(load_position("example-standard"), samples=16, seed=1)  # load the kernels
+out = []
+for text, samples in jobs:
+    t = time.perf_counter()
+    r = run_montecarlo(parse_position(text), samples=samples, seed=1)
+    out.append((time.perf_counter() - t, r.nodes, [(c.card, c.value, c.stderr) for c in r.cards]))
+print(json.dumps(out))
+"""
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+COMPARE = [("example-standard (4p standard k=9)", "example-standard", 400),
+           ("3p tactical k=5 (issue 10)", TESTER, 400)] + [
+    (f"{v} {n}p {pl} k={k} (deal seed {seed})", (v, n, pl, k, seed), 400)
+    for v, n, pl, k, seed in [("tactical", 2, "normal", 7, 1), ("tactical", 3, "normal", 5, 2),
+                              ("tactical", 2, "professional", 6, 3),
+                              ("standard", 4, "normal", 8, 4)]]
+
+
+def compare_table(old: str, rounds: int = 3) -> list[list]:
+    """Old and new Monte Carlo on the same positions and seeds, sides alternating."""
+    jobs = []
+    for _, what, samples in COMPARE:
+        if isinstance(what, tuple):
+            v, n, pl, k, seed = what
+            text = format_position(deal_position(Rules(v, n, pl), k, seed=seed))
+        else:
+            text = format_position(load_position(what) if "=" not in what
+                                   else parse_position(what))
+        jobs.append((text, samples))
+    best: dict = {}
+    for _ in range(rounds):
+        for side, root in (("old", old), ("new", ROOT)):
+            done = subprocess.run([sys.executable, "-c", SIDE, root], input=json.dumps(jobs),
+                                  cwd=root, check=True, capture_output=True, text=True)
+            for i, got in enumerate(json.loads(done.stdout)):
+                if (side, i) not in best or got[0] < best[side, i][0]:
+                    best[side, i] = got
+    rows = []
+    for i, (name, _, samples) in enumerate(COMPARE):
+        old_run, new_run = best["old", i], best["new", i]
+        if old_run[1:] != new_run[1:]:
+            raise SystemExit(f"old and new disagree on {name}")
+        rows.append([name, samples, f"{new_run[1]:,}", f"{old_run[0]:.3f}", f"{new_run[0]:.3f}",
+                     f"{new_run[0] / old_run[0]:.3f}"])
+    t_old = sum(best["old", i][0] for i in range(len(jobs)))
+    t_new = sum(best["new", i][0] for i in range(len(jobs)))
+    rows.append(["all", "", "", f"{t_old:.3f}", f"{t_new:.3f}", f"{t_new / t_old:.3f}"])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--big", action="store_true")
+    parser.add_argument("--old", metavar="DIR", help="a checkout to compare with, side by side")
     args = parser.parse_args()
+    if args.old:
+        print(f"Monte Carlo before ({args.old}) and after ({ROOT}): the same positions and "
+              "seeds, fastest of 3 alternating rounds")
+        print(tabulate(compare_table(args.old), headers=[
+            "position", "samples/card", "exact nodes", "old s", "new s", "new/old"],
+            tablefmt="github", disable_numparse=True))
+        return
     montecarlo.run_montecarlo(parse_position(TESTER), samples=2, exact_depth=1)  # load kernels
     if args.big:
         big()

@@ -1,14 +1,17 @@
 """Exact search over the rest of a round: models ``random`` and ``worst``.
 
-One numba kernel, ``_solve``, walks the round as a tree: at a turn boundary it
+One numba kernel, ``search_state``, walks the round as a tree: at a turn boundary it
 enumerates player 1's cards and every set of opponent cards (known hands: one
 card each; hidden hands: any set of cards from the pool — for player 1's cows
 only the set matters, not who holds which card); inside a turn it places the
 cards lowest first, branching where an owner has a choice (player 1 minimises;
 the ``worst`` adversary maximises; a ``random`` opponent follows the
-rule-following choice). Turn-boundary values are memoised on what matters for
-the rest of the round: each row as (first card, last card, length, cows) —
-first card only under professional placement — and who holds every card.
+rule-following choice). Its stack's frames are rows of named columns and its steps
+named ``@jit_inline`` transitions (see "search frames" below). Turn-boundary values
+are memoised in a ``solver/table.py`` table under ``solver/statekey.py`` keys (rows
+not merged, see ``memo_layout``): each row as (rank, length, cows), or (first card,
+last card, length, cows) under professional placement, and every card in play with
+its owner.
 
 Card owners inside the kernel: 0 placed or gone, 1 player 1, 2.. known opponents,
 OWNER_POOL the unknown pool.
@@ -22,10 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
+from numba.typed import List
 
-from .engine import COWS_COLUMN, FIRST, LAST, LENGTH, jit, row_table
+from .engine import jit, jit_inline, row_table
 from .errors import (
     BudgetExceeded,
     MemoryExceeded,
@@ -35,8 +37,10 @@ from .errors import (
     param,
 )
 from .position import Position
-from .rules import COWS, HAND_SIZE, ROW_COUNT
-from .turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn_row
+from .rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
+from .statekey import L_WIDTH, OWNER_BITS_ANY, key_layout, pack_key
+from .table import MAX_LOAD, Table, probe, rehash, store
+from .turns import RULE_OPTION, card_options, play_found_option, play_option
 
 __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
            "owner_array", "solve_exact"]
@@ -44,91 +48,83 @@ __all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "oppon
 MODEL_RANDOM, MODEL_WORST = 0, 1
 MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
 OWNER_GONE, OWNER_P1, OWNER_POOL = 0, 1, 15
-KEY_WORDS = 14
-KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
-VALUE_TYPE = types.float64
+VALUE_WORDS = 1  # the memo keeps one value a state: its value for player 1
+FIRST_SLOTS = 1 << 10  # the memo's first size; it doubles past MAX_LOAD
 # stats[] slots: counters the kernel writes, and two the caller writes: STOP (non-zero
 # asks the search to stop; the caller may set it from another thread while the kernel
-# runs) and MAX_ENTRIES (the most memo entries allowed, 0 for no limit). ABORTED says why
-# a search stopped early; CARDS_DONE counts root cards solved (progress).
-RESOLVED, STATES, HITS, PRUNED, ABORTED, STOP, MAX_ENTRIES, CARDS_DONE = range(8)
-STAT_SLOTS = 8
+# runs) and MAX_SLOTS (the most slots the memo may double to, 0 for no limit). ABORTED
+# says why a search stopped early; CARDS_DONE counts root cards solved (progress);
+# ENTRIES and SLOTS: the memo's entries and slots now.
+(RESOLVED, STATES, HITS, PRUNED, ABORTED, STOP, MAX_SLOTS, CARDS_DONE, ENTRIES,
+ SLOTS) = range(10)
+STAT_SLOTS = 10
 STOPPED_NODES, STOPPED_FLAG, STOPPED_MEMORY = 1, 2, 3  # stats[ABORTED]
 CHECK_MASK = 1023  # the stop flag and the memo's size are looked at every 1024 nodes
 BOUNDARY, CHOICE = 0, 1
 MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
 CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmarks/analysis.py)
+CARD_NUMBERS = np.arange(STANDARD_DECK + 1, dtype=np.int64)  # pack_key's card list
 
 
-# Memo key layout (pack_memo_key), until the shared state key replaces it. Professional:
-# words 0-1 hold the rows by last card, two a word, ROW_FIELD_BITS apart, each as
-#   first | last << KEY_LAST | length << KEY_LENGTH | cows << KEY_COWS
-# and words 2.. every card's owner, OWNER_FIELD_BITS each, OWNERS_PER_WORD a word.
-# Normal: word 0 holds the rows by last card, RANK_ROW_BITS apart, each as
-#   rank | length << RANK_LENGTH | cows << RANK_COWS
-# and words 1.. the cards in play, ascending, CARD_FIELD_BITS each, CARDS_PER_WORD a word,
-# each as owner | cows << CARD_COWS.
-KEY_LAST, KEY_LENGTH, KEY_COWS, ROW_FIELD_BITS = 7, 14, 17, 23
-OWNER_FIELD_BITS, OWNERS_PER_WORD, OWNER_WORDS_AT = 4, 16, 2
-RANK_LENGTH, RANK_COWS, RANK_ROW_BITS = 7, 10, 16
-CARD_COWS, CARD_FIELD_BITS, CARDS_PER_WORD, CARD_WORDS_AT = 4, 7, 9, 1
-
-
-@jit
-def pack_memo_key(table, owner, deck_size, professional, words):
-    """The memo key of a turn-boundary state, written into ``words`` (layout above).
-
-    Rows are listed in order of their last card (a row's number never matters).
-    Normal placement: the future depends on card values only through their order
-    and cows, so the key holds, for each row, how many cards still in play lie below
-    its last card (its "rank"), its length and cows — a row above every card in play
-    is dead and its length is dropped — and then every card still in play, ascending,
-    as (owner, cows). Professional placement compares distances, so the key holds the
-    actual first and last cards and each card's owner by number.
-    """
-    words[:] = 0
-    order = np.zeros(ROW_COUNT, np.int64)
-    for r in range(ROW_COUNT):  # rows by last card (insertion sort)
-        j = r - 1
-        while j >= 0 and table[order[j], LAST] > table[r, LAST]:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = r
-    if professional:
-        for i in range(ROW_COUNT):
-            r = order[i]
-            bits = (table[r, FIRST] | (table[r, LAST] << KEY_LAST)
-                    | (table[r, LENGTH] << KEY_LENGTH) | (table[r, COWS_COLUMN] << KEY_COWS))
-            words[i // 2] |= bits << (ROW_FIELD_BITS * (i % 2))
-        for c in range(1, deck_size + 1):
-            at = c - 1
-            words[OWNER_WORDS_AT + at // OWNERS_PER_WORD] |= (
-                owner[c] << (OWNER_FIELD_BITS * (at % OWNERS_PER_WORD)))
-        return
-    slot = 0
-    for c in range(1, deck_size + 1):
-        if owner[c] != OWNER_GONE:
-            words[CARD_WORDS_AT + slot // CARDS_PER_WORD] |= (
-                (owner[c] | (COWS[c] << CARD_COWS))
-                << (CARD_FIELD_BITS * (slot % CARDS_PER_WORD)))
-            slot += 1
-    in_play = slot
-    for i in range(ROW_COUNT):
-        r = order[i]
-        rank = 0
-        for c in range(1, table[r, LAST]):
-            if owner[c] != OWNER_GONE:
-                rank += 1
-        length = 0 if rank == in_play else table[r, LENGTH]
-        words[0] |= ((rank | (length << RANK_LENGTH) | (table[r, COWS_COLUMN] << RANK_COWS))
-                     << (RANK_ROW_BITS * i))
+def memo_layout(owner: np.ndarray, professional: bool) -> np.ndarray:
+    """The memo's key layout (solver/statekey.py) for a search from a state whose owners
+    are ``owner``: room for the cards in play there (they only become fewer) and owner
+    fields wide enough for the largest owner. Rows are not merged (``merge_rows`` off):
+    the key tells apart the states the search has always told apart, so node counts
+    stay those of its earlier memo."""
+    in_play = int(np.count_nonzero(owner))
+    top = int(owner.max()) if in_play else OWNER_P1
+    return key_layout(max(1, in_play), max(1, (top - 1).bit_length()), professional,
+                      merge_rows=False)
 
 
 @jit
-def memo_key(w):
-    return (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12],
-            w[13])
+def new_memo(width, slots):
+    """An empty memo: a typed list holding one table (solver/table.py) of ``slots`` slots
+    for keys of ``width`` words; the search swaps in a doubled table as it fills."""
+    memo = List()
+    memo.append(np.zeros((slots, width + VALUE_WORDS + 1), np.int64))
+    return memo
+
+
+@jit_inline
+def pack_memo_key(table, owner, deck_size, layout, words, order):
+    """The memo key of the turn-boundary state (table, owner) into ``words``: the state
+    key of its rows and the cards in play with their owners (``order``: 4 ints scratch)."""
+    pack_key(table, CARD_NUMBERS, owner, deck_size + 1, -1, -1, layout, words, order)
+
+
+@jit_inline
+def memo_find(entries, values, words, width):
+    """(found, value) of the key ``words`` in the memo's table."""
+    s, found = probe(entries, words, width)
+    if found:
+        return True, values[s, width]
+    return False, 0.0
+
+
+@jit_inline
+def memo_store(memo, entries, values, words, width, value, stats):
+    """Store ``value`` under ``words``; returns the table (doubled, and swapped into the
+    memo, when it passed MAX_LOAD and stats[MAX_SLOTS] allows). A full table (at its
+    largest, between stop checks) keeps what it has."""
+    s, found = probe(entries, words, width)
+    if s < 0:
+        return entries
+    store(entries, values, s, words, width, value, 0.0, 0.0)
+    if found:
+        return entries
+    stats[ENTRIES] += 1
+    slots = entries.shape[0]
+    if stats[ENTRIES] > MAX_LOAD * slots and (stats[MAX_SLOTS] == 0
+                                              or 2 * slots <= stats[MAX_SLOTS]):
+        bigger = np.zeros((2 * slots, entries.shape[1]), np.int64)
+        rehash(entries, bigger, width)
+        memo[0] = bigger
+        stats[SLOTS] = 2 * slots
+        return bigger
+    return entries
 
 
 @jit
@@ -152,273 +148,447 @@ def _binomial(n, k):
 
 
 @jit
-def _stop_reason(memo, stats, max_resolved):
-    """Why the search must stop now (a STOPPED_* code), or 0 to go on."""
+def _stop_reason(stats, max_resolved):
+    """Why the search must stop now (a STOPPED_* code), or 0 to go on: the memory stop
+    when the memo, at the most slots allowed, is loaded past MAX_LOAD."""
     if stats[RESOLVED] > max_resolved:
         return STOPPED_NODES
     if stats[STOP] != 0:
         return STOPPED_FLAG
-    if stats[MAX_ENTRIES] > 0 and len(memo) >= stats[MAX_ENTRIES]:
+    if (stats[MAX_SLOTS] > 0 and 2 * stats[SLOTS] > stats[MAX_SLOTS]
+            and stats[ENTRIES] > MAX_LOAD * stats[SLOTS]):
         return STOPPED_MEMORY
     return 0
 
 
+# ---------------------------------------------------------------- search frames
+# The search's stack: frame f is row f of two arrays, ``frames`` (integers) and ``sums``
+# (value triples). A frame's integers are named columns and blocks of columns:
+#
+#   KIND .. TURN_FRAME      one column each (below)
+#   TABLE   + 4 * r + c     the row table at the frame (a choice's: before its card), 16
+#   HANDS   + s * HAND_SIZE + i   boundary: seat s's hand (seat 0 player 1, seat 1 + j
+#                           known opponent j, owner code OWNER_P1 + s), HAND_SIZE a seat
+#   SIZES   + s             boundary: how many cards seat s holds
+#   DIGITS  + j             boundary: which card of known opponent j's hand is played
+#   POOL    + i             boundary: the unknown pool, ascending (POOL_COUNT cards)
+#   PICK    + t             boundary: the hidden cards' indices in the pool
+#   TURN_CARDS + a, TURN_OWNERS + a   boundary: the joint action being resolved,
+#                           ascending, with each card's owner
+#   KEY     + w             boundary: its memo key (the layout's width)
+#
+# Blocks are sized for the largest game (MAX_PLAYERS, a whole deck in the pool), so the
+# columns are constants; a search writes a column before it reads it.
+#
+# sums[f, triple, part]: value triples (ADDED, BEST, ACC) of (VALUE, NOW, TOOK). A triple
+# is what a subtree is worth to player 1: VALUE (cows to the end of the round, in the
+# model), NOW (cows in the root's turn) and TOOK (probability it takes a row in that
+# turn). ADDED: what forced placements gave player 1 on the way into the frame (added when
+# it returns); BEST: the best so far over player 1's cards or the chooser's options; ACC:
+# the opponent sets of the current card, summed (random) or their maximum (worst).
+# Between frames the search keeps a triple as three local numbers (registers, not
+# memory): carried while a turn's cards are placed, returned when a frame settles.
+
+(KIND, FRESH, HAND_AT, SET_AT, SET_COUNT, POOL_COUNT, CHOICE_AT, OPTION_COUNT, OPTION,
+ MINE, TURN_FRAME) = range(11)
+TABLE = 11
+HANDS = TABLE + ROW_COUNT * 4
+SIZES = HANDS + MAX_PLAYERS * HAND_SIZE
+DIGITS = SIZES + MAX_PLAYERS
+POOL = DIGITS + MAX_PLAYERS - 1
+PICK = POOL + STANDARD_DECK
+TURN_CARDS = PICK + MAX_PLAYERS - 1
+TURN_OWNERS = TURN_CARDS + MAX_PLAYERS
+KEY = TURN_OWNERS + MAX_PLAYERS
+KEY_COLUMNS = int(key_layout(STANDARD_DECK, OWNER_BITS_ANY, True)[L_WIDTH])  # the widest
+FRAME_COLUMNS = KEY + KEY_COLUMNS
+ADDED, BEST, ACC = range(3)
+VALUE, NOW, TOOK = range(3)
+
+
+@jit_inline
+def set_triple(sums, f, triple, value, now, took):
+    sums[f, triple, VALUE], sums[f, triple, NOW], sums[f, triple, TOOK] = value, now, took
+
+
+@jit_inline
+def save_table(frames, f, work):
+    """Frame f's TABLE block = the row table ``work``."""
+    for r in range(ROW_COUNT):
+        for c in range(4):
+            frames[f, TABLE + 4 * r + c] = work[r, c]
+
+
+@jit_inline
+def load_table(frames, f, work):
+    """``work`` = frame f's row table."""
+    for r in range(ROW_COUNT):
+        for c in range(4):
+            work[r, c] = frames[f, TABLE + 4 * r + c]
+
+
+@jit_inline
+def list_cards(owner, deck_size, who, frames, f, at):
+    """Frame f's columns at.. = the cards of owner ``who``, ascending; returns how many."""
+    count = 0
+    for c in range(1, deck_size + 1):
+        if owner[c] == who:
+            frames[f, at + count] = c
+            count += 1
+    return count
+
+
+@jit_inline
+def begin_state(frames, sums, f, owner, deck_size, known_count, hidden_count, stats):
+    """A fresh boundary frame: list every hand and the pool, count the opponent sets."""
+    frames[f, FRESH] = 0
+    stats[STATES] += 1
+    set_count = 1
+    for seat in range(1 + known_count):
+        size = list_cards(owner, deck_size, OWNER_P1 + seat, frames, f, HANDS + seat * HAND_SIZE)
+        frames[f, SIZES + seat] = size
+        if seat > 0:
+            set_count *= size
+    frames[f, POOL_COUNT] = list_cards(owner, deck_size, OWNER_POOL, frames, f, POOL)
+    frames[f, SET_COUNT] = set_count * _binomial(frames[f, POOL_COUNT], hidden_count)
+    frames[f, HAND_AT] = -1
+    set_triple(sums, f, BEST, math.inf, 0.0, 0.0)
+
+
+@jit_inline
+def next_card(frames, sums, f, known_count, hidden_count, model, root_card):
+    """Move to player 1's next card (at the root, only ``root_card`` if >= 0) and its
+    first opponent set. False when every card is done."""
+    h = frames[f, HAND_AT] + 1
+    while (h < frames[f, SIZES] and f == 0 and root_card >= 0
+           and frames[f, HANDS + h] != root_card):
+        h += 1
+    frames[f, HAND_AT] = h
+    if h >= frames[f, SIZES]:
+        return False
+    frames[f, SET_AT] = 0
+    for j in range(known_count):
+        frames[f, DIGITS + j] = 0
+    for t in range(hidden_count):
+        frames[f, PICK + t] = t
+    set_triple(sums, f, ACC, 0.0 if model == MODEL_RANDOM else -math.inf, 0.0, 0.0)
+    return True
+
+
+@jit_inline
+def next_opponent_set(frames, f, known_count, hidden_count):
+    """The next opponent set: the hidden cards' next combination of the pool (in
+    lexicographic order), and when those wrap, known opponents' next cards (an odometer)."""
+    i = hidden_count - 1
+    while i >= 0 and frames[f, PICK + i] == frames[f, POOL_COUNT] - hidden_count + i:
+        i -= 1
+    if i >= 0:
+        frames[f, PICK + i] += 1
+        for t in range(i + 1, hidden_count):
+            frames[f, PICK + t] = frames[f, PICK + t - 1] + 1
+        return
+    for t in range(hidden_count):
+        frames[f, PICK + t] = t
+    for j in range(known_count):
+        frames[f, DIGITS + j] += 1
+        if frames[f, DIGITS + j] < frames[f, SIZES + 1 + j]:
+            break
+        frames[f, DIGITS + j] = 0
+
+
+@jit_inline
+def sort_turn_columns(frames, f, width):
+    """Sort frame f's turn (TURN_CARDS, TURN_OWNERS) by card, ascending: the placing
+    order (insertion sort, as turns.sort_turn)."""
+    for a in range(1, width):
+        card, who = frames[f, TURN_CARDS + a], frames[f, TURN_OWNERS + a]
+        j = a - 1
+        while j >= 0 and frames[f, TURN_CARDS + j] > card:
+            frames[f, TURN_CARDS + j + 1] = frames[f, TURN_CARDS + j]
+            frames[f, TURN_OWNERS + j + 1] = frames[f, TURN_OWNERS + j]
+            j -= 1
+        frames[f, TURN_CARDS + j + 1], frames[f, TURN_OWNERS + j + 1] = card, who
+
+
+@jit_inline
+def deal_joint_action(frames, f, owner, known_count, hidden_count, width):
+    """Player 1's current card and the current opponent set become frame f's turn, in
+    placing order; its cards leave their owners."""
+    frames[f, TURN_CARDS] = frames[f, HANDS + frames[f, HAND_AT]]
+    frames[f, TURN_OWNERS] = OWNER_P1
+    for j in range(known_count):
+        seat = 1 + j
+        frames[f, TURN_CARDS + seat] = frames[f, HANDS + seat * HAND_SIZE + frames[f, DIGITS + j]]
+        frames[f, TURN_OWNERS + seat] = OWNER_P1 + seat
+    for t in range(hidden_count):
+        frames[f, TURN_CARDS + 1 + known_count + t] = frames[f, POOL + frames[f, PICK + t]]
+        frames[f, TURN_OWNERS + 1 + known_count + t] = OWNER_POOL
+    sort_turn_columns(frames, f, width)
+    for a in range(width):
+        owner[frames[f, TURN_CARDS + a]] = OWNER_GONE
+
+
+@jit_inline
+def take_back_joint_action(frames, f, owner, width):
+    """Frame f's turn cards go back to their owners."""
+    for a in range(width):
+        owner[frames[f, TURN_CARDS + a]] = frames[f, TURN_OWNERS + a]
+
+
+@jit_inline
+def count_joint_action(stats, max_resolved):
+    """Count a joint action resolved; why the search must stop (STOPPED_*), or 0. The stop
+    flag and the memo's size are looked at every CHECK_MASK + 1 nodes."""
+    stats[RESOLVED] += 1
+    if stats[RESOLVED] > max_resolved or stats[RESOLVED] & CHECK_MASK == 0:
+        return _stop_reason(stats, max_resolved)
+    return 0
+
+
+@jit_inline
+def add_outcome(frames, sums, f, value, now, took, model, stats):
+    """One opponent set's outcome (value, now, took) for the current card: summed (random)
+    or kept if the worst so far. True when the card is settled (every set seen, or the
+    worst case already no better than the state's best card: pruned), its value then
+    folded into the state's best."""
+    if model == MODEL_RANDOM:
+        sums[f, ACC, VALUE] += value
+        sums[f, ACC, NOW] += now
+        sums[f, ACC, TOOK] += took
+    elif value > sums[f, ACC, VALUE]:
+        set_triple(sums, f, ACC, value, now, took)
+    frames[f, SET_AT] += 1
+    pruned = model == MODEL_WORST and sums[f, ACC, VALUE] >= sums[f, BEST, VALUE]
+    if pruned and frames[f, SET_AT] < frames[f, SET_COUNT]:
+        stats[PRUNED] += 1
+    if not (pruned or frames[f, SET_AT] == frames[f, SET_COUNT]):
+        return False
+    value, now, took = sums[f, ACC, VALUE], sums[f, ACC, NOW], sums[f, ACC, TOOK]
+    if model == MODEL_RANDOM:
+        n = frames[f, SET_COUNT]
+        value, now, took = value / n, now / n, took / n
+    if value < sums[f, BEST, VALUE]:
+        set_triple(sums, f, BEST, value, now, took)
+    return True
+
+
+@jit_inline
+def place_forced_cards(frames, work, turn_frame, card_at, value, now, took, width,
+                       professional, model):
+    """Place frame ``turn_frame``'s turn cards on ``work`` from ``card_at`` on while their
+    owners have no choice to make (one option, or a ``random`` opponent's rule-following
+    choice); player 1's cows go into the carried triple (value, now, took). Returns
+    (option count of the card that needs a choice, or 0 when the turn is placed; that
+    card's index; the carried triple)."""
+    for i in range(card_at, width):
+        card = frames[turn_frame, TURN_CARDS + i]
+        mine = frames[turn_frame, TURN_OWNERS + i] == OWNER_P1
+        count, kind, row_a, row_b = card_options(work, card, professional)
+        if count > 1 and (mine or model != MODEL_RANDOM):
+            return count, i, value, now, took
+        cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
+        if mine:
+            value += cows
+            now += cows
+            took = 1.0 if cows > 0 else 0.0
+    return 0, width, value, now, took
+
+
+@jit_inline
+def push_choice(frames, sums, f, option_count, turn_frame, card_at, value, now, took, work):
+    """Frame f becomes a row choice for card ``card_at`` of frame ``turn_frame``'s turn,
+    with ``option_count`` options, taken on the table ``work``; (value, now, took) came
+    on the way in."""
+    frames[f, KIND] = CHOICE
+    save_table(frames, f, work)
+    set_triple(sums, f, ADDED, value, now, took)
+    frames[f, CHOICE_AT], frames[f, TURN_FRAME] = card_at, turn_frame
+    frames[f, OPTION_COUNT], frames[f, OPTION] = option_count, 0
+    frames[f, MINE] = frames[turn_frame, TURN_OWNERS + card_at] == OWNER_P1
+
+
+@jit_inline
+def play_next_option(frames, f, work, professional):
+    """Play choice frame f's current option on a copy of its table, to carry on placing
+    the turn after it: returns (turn frame, next card index, carried value, now, took)."""
+    load_table(frames, f, work)
+    turn_frame, i = frames[f, TURN_FRAME], frames[f, CHOICE_AT]
+    cows = play_option(work, frames[turn_frame, TURN_CARDS + i], professional,
+                       frames[f, OPTION])
+    if frames[f, MINE] == 0:
+        return turn_frame, i + 1, 0.0, 0.0, 0.0
+    return turn_frame, i + 1, float(cows), float(cows), 1.0 if cows > 0 else 0.0
+
+
+@jit_inline
+def return_to_choice(frames, sums, f, value, now, took):
+    """An option's outcome (value, now, took): kept if it is the chooser's best so far
+    (player 1 minimises, the adversary maximises); then the next option."""
+    o = frames[f, OPTION]
+    mine = frames[f, MINE] != 0
+    if (o == 0 or (mine and value < sums[f, BEST, VALUE])
+            or (not mine and value > sums[f, BEST, VALUE])):
+        set_triple(sums, f, BEST, value, now, took)
+    frames[f, OPTION] = o + 1
+
+
+@jit_inline
+def return_from_choice(sums, f):
+    """A settled choice frame's triple: its best option plus what came on the way in."""
+    return (sums[f, BEST, VALUE] + sums[f, ADDED, VALUE],
+            sums[f, BEST, NOW] + sums[f, ADDED, NOW],
+            sums[f, BEST, TOOK] + sums[f, ADDED, TOOK])
+
+
+@jit_inline
+def end_turn(frames, sums, f, turn_frame, value, now, took, work, owner, deck_size, layout,
+             entries, values, stats, words, order):
+    """Frame ``turn_frame``'s turn is placed on ``work``, carrying (value, now, took).
+    Returns (known, value, now, took): known when it was player 1's last card or the
+    state after it is in the memo, the triple then its value. Otherwise frame f becomes
+    that state's fresh boundary frame."""
+    if frames[turn_frame, SIZES] == 1:  # player 1's last card
+        return True, value, now, took
+    key_width = layout[L_WIDTH]
+    pack_memo_key(work, owner, deck_size, layout, words, order)
+    found, stored = memo_find(entries, values, words, key_width)
+    if found:
+        stats[HITS] += 1
+        return True, stored + value, now, took
+    frames[f, KIND], frames[f, FRESH] = BOUNDARY, 1
+    save_table(frames, f, work)
+    set_triple(sums, f, ADDED, value, now, took)
+    for w in range(key_width):
+        frames[f, KEY + w] = words[w]
+    return False, value, now, took
+
+
+@jit_inline
+def finish_state(frames, sums, f, memo, entries, values, layout, stats, words):
+    """Every card of boundary frame f is done: its value goes into the memo. Returns the
+    memo's table (memo_store may double it) and the frame's triple plus what came on the
+    way in (NOW and TOOK describe the root's turn: only what came on the way in)."""
+    key_width = layout[L_WIDTH]
+    for w in range(key_width):
+        words[w] = frames[f, KEY + w]
+    entries = memo_store(memo, entries, values, words, key_width, sums[f, BEST, VALUE], stats)
+    return (entries, sums[f, BEST, VALUE] + sums[f, ADDED, VALUE], sums[f, ADDED, NOW],
+            sums[f, ADDED, TOOK])
+
+
 @jit
 def search_state(table0, owner, deck_size, known_count, hidden_count, professional, model,
-            root_card, memo, stats, max_resolved, result):
+                 root_card, memo, layout, stats, max_resolved, result):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
 
-    An explicit stack (numba cannot cache recursive functions). BOUNDARY frames
-    enumerate player 1's cards (only ``root_card`` if >= 0) and every opponent set;
-    CHOICE frames branch on a row choice inside a turn. Between them, "descending"
-    places the turn's forced cards. A frame's ``add`` fields are player 1's cows
-    taken by forced placements on the way to it, added when it returns.
+    An explicit stack of frames (numba cannot cache recursive functions; the layout is
+    drawn above the transitions). BOUNDARY frames enumerate player 1's cards (only
+    ``root_card`` if >= 0) and every opponent set; CHOICE frames branch on a row choice
+    inside a turn. Between them the turn's forced cards are placed (``placing``); a frame
+    that settles returns its triple (``returning``) to the frame below.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
-    It stops early (stats[ABORTED], see _stop_reason) past ``max_resolved`` nodes, when
-    stats[STOP] is set or when the memo holds stats[MAX_ENTRIES] entries; the last two
-    are looked at every 1024 nodes.
+    The memo (new_memo) maps the keys (``layout``) of the boundaries below the root to
+    their values. It stops early (stats[ABORTED], see _stop_reason) past ``max_resolved``
+    nodes, when stats[STOP] is set or when the memo is full at stats[MAX_SLOTS] slots;
+    the last two are looked at every 1024 nodes.
     """
     width = known_count + hidden_count + 1
-    f_type = np.zeros(MAX_FRAMES, np.int64)
-    f_fresh = np.zeros(MAX_FRAMES, np.int64)
-    f_table = np.zeros((MAX_FRAMES, ROW_COUNT, 4), np.int64)
-    f_add = np.zeros(MAX_FRAMES)        # value taken on the way in
-    f_add_now = np.zeros(MAX_FRAMES)    # player 1's cows taken on the way in
-    f_add_took = np.zeros(MAX_FRAMES)
-    f_best = np.zeros(MAX_FRAMES)
-    f_best_now = np.zeros(MAX_FRAMES)
-    f_best_took = np.zeros(MAX_FRAMES)
-    b_hand = np.zeros((MAX_FRAMES, HAND_SIZE), np.int64)
-    b_k = np.zeros(MAX_FRAMES, np.int64)
-    b_h = np.zeros(MAX_FRAMES, np.int64)
-    b_known = np.zeros((MAX_FRAMES, max(known_count, 1), HAND_SIZE), np.int64)
-    b_sizes = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
-    b_digits = np.zeros((MAX_FRAMES, max(known_count, 1)), np.int64)
-    b_pool = np.zeros((MAX_FRAMES, deck_size), np.int64)
-    b_pool_count = np.zeros(MAX_FRAMES, np.int64)
-    b_pick = np.zeros((MAX_FRAMES, max(hidden_count, 1)), np.int64)
-    b_set = np.zeros(MAX_FRAMES, np.int64)
-    b_set_count = np.zeros(MAX_FRAMES, np.int64)
-    b_acc = np.zeros(MAX_FRAMES)
-    b_acc_now = np.zeros(MAX_FRAMES)
-    b_acc_took = np.zeros(MAX_FRAMES)
-    b_turn = np.zeros((MAX_FRAMES, width), np.int64)
-    b_tags = np.zeros((MAX_FRAMES, width), np.int64)
-    b_key = np.zeros((MAX_FRAMES, KEY_WORDS), np.int64)
-    c_i = np.zeros(MAX_FRAMES, np.int64)
-    c_options = np.zeros(MAX_FRAMES, np.int64)
-    c_option = np.zeros(MAX_FRAMES, np.int64)
-    c_mine = np.zeros(MAX_FRAMES, np.bool_)
-    c_turn_frame = np.zeros(MAX_FRAMES, np.int64)
-    work = np.zeros((ROW_COUNT, 4), np.int64)
-    words = np.zeros(KEY_WORDS, np.int64)
+    entries = memo[0]
+    values = entries.view(np.float64)
+    stats[SLOTS] = entries.shape[0]
+    frames = np.empty((MAX_FRAMES, FRAME_COLUMNS), np.int64)
+    sums = np.empty((MAX_FRAMES, 3, 3))
+    work = np.empty((ROW_COUNT, 4), np.int64)
+    words = np.empty(layout[L_WIDTH], np.int64)
+    order = np.empty(ROW_COUNT, np.int64)
 
     top = 0
-    f_type[0] = BOUNDARY
-    f_fresh[0] = 1
-    f_table[0] = table0
-    have_ret, descending = False, False
-    rv, rn, rt = 0.0, 0.0, 0.0
-    d_i, d_tf, d_pend, d_now, d_took = 0, 0, 0.0, 0.0, 0.0
+    frames[0, KIND], frames[0, FRESH] = BOUNDARY, 1
+    save_table(frames, 0, table0)
+    set_triple(sums, 0, ADDED, 0.0, 0.0, 0.0)
+    returning, placing = False, False
+    turn_frame, card_at = 0, 0              # placing: whose turn, the next card
+    value, now, took = 0.0, 0.0, 0.0        # the carried or returned triple
     while True:
-        if descending:  # place forced cards of turn d_tf from card d_i on ``work``
-            descending = False
-            m = width
-            i = d_i
-            pushed = False
-            while i < m:
-                card = b_turn[d_tf, i]
-                mine = b_tags[d_tf, i] == OWNER_P1
-                options, kind, row_a, row_b = card_options(work, card, professional)
-                if options > 1 and (mine or model != MODEL_RANDOM):
-                    top += 1
-                    f_type[top] = CHOICE
-                    f_table[top] = work
-                    f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
-                    c_i[top], c_options[top], c_option[top] = i, options, 0
-                    c_mine[top], c_turn_frame[top] = mine, d_tf
-                    pushed = True
-                    break
-                cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
-                if mine:
-                    d_pend += cows
-                    d_now += cows
-                    d_took = 1.0 if cows > 0 else 0.0
-                i += 1
-            if pushed:
+        if placing:
+            placing = False
+            option_count, card_at, value, now, took = place_forced_cards(
+                frames, work, turn_frame, card_at, value, now, took, width, professional,
+                model)
+            if option_count:
+                top += 1
+                push_choice(frames, sums, top, option_count, turn_frame, card_at, value, now,
+                            took, work)
                 continue
-            if b_k[d_tf] == 1:  # that was player 1's last card
-                rv, rn, rt, have_ret = d_pend, d_now, d_took, True
-                continue
-            pack_memo_key(work, owner, deck_size, professional, words)
-            key = memo_key(words)
-            if key in memo:
-                stats[HITS] += 1
-                stored = memo[key]
-                rv, rn, rt, have_ret = stored + d_pend, d_now, d_took, True
-                continue
-            top += 1
-            f_type[top] = BOUNDARY
-            f_fresh[top] = 1
-            f_table[top] = work
-            f_add[top], f_add_now[top], f_add_took[top] = d_pend, d_now, d_took
-            b_key[top] = words
+            returning, value, now, took = end_turn(
+                frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
+                layout, entries, values, stats, words, order)
+            if not returning:
+                top += 1
             continue
 
         f = top
-        if f_type[f] == CHOICE:
-            if have_ret:
-                have_ret = False
-                o = c_option[f]
-                if (o == 0 or (c_mine[f] and rv < f_best[f])
-                        or (not c_mine[f] and rv > f_best[f])):
-                    f_best[f], f_best_now[f], f_best_took[f] = rv, rn, rt
-                c_option[f] = o + 1
-            if c_option[f] == c_options[f]:
-                rv = f_best[f] + f_add[f]
-                rn = f_best_now[f] + f_add_now[f]
-                rt = f_best_took[f] + f_add_took[f]
-                have_ret = True
+        if frames[f, KIND] == CHOICE:
+            if returning:
+                returning = False
+                return_to_choice(frames, sums, f, value, now, took)
+            if frames[f, OPTION] == frames[f, OPTION_COUNT]:
+                value, now, took = return_from_choice(sums, f)
+                returning = True
                 top -= 1
-                continue
-            work[:] = f_table[f]
-            o = c_option[f]
-            card = b_turn[c_turn_frame[f], c_i[f]]
-            cows = play_option(work, card, professional, o)
-            d_i, d_tf = c_i[f] + 1, c_turn_frame[f]
-            d_now = float(cows) if c_mine[f] else 0.0
-            d_pend = d_now
-            d_took = (1.0 if cows > 0 else 0.0) if c_mine[f] else 0.0
-            descending = True
+            else:
+                turn_frame, card_at, value, now, took = play_next_option(
+                    frames, f, work, professional)
+                placing = True
             continue
 
-        # ---- BOUNDARY frame
-        next_card, finished = False, False
-        if f_fresh[f]:
-            f_fresh[f] = 0
-            stats[STATES] += 1
-            b_k[f] = cards_of(owner, deck_size, OWNER_P1, b_hand[f])
-            product = 1
-            for j in range(known_count):
-                b_sizes[f, j] = cards_of(owner, deck_size, 2 + j, b_known[f, j])
-                product *= b_sizes[f, j]
-            b_pool_count[f] = cards_of(owner, deck_size, OWNER_POOL, b_pool[f])
-            b_set_count[f] = product * _binomial(b_pool_count[f], hidden_count)
-            b_h[f] = -1
-            f_best[f], f_best_now[f], f_best_took[f] = math.inf, 0.0, 0.0
-            next_card = True
-        elif have_ret:
-            have_ret = False
-            for a in range(width):
-                owner[b_turn[f, a]] = b_tags[f, a]
-            if model == MODEL_RANDOM:
-                b_acc[f] += rv
-                b_acc_now[f] += rn
-                b_acc_took[f] += rt
-            elif rv > b_acc[f]:
-                b_acc[f], b_acc_now[f], b_acc_took[f] = rv, rn, rt
-            b_set[f] += 1
-            pruned = model == MODEL_WORST and b_acc[f] >= f_best[f]
-            if pruned and b_set[f] < b_set_count[f]:
-                stats[PRUNED] += 1
-            if pruned or b_set[f] == b_set_count[f]:
-                value, now, took = b_acc[f], b_acc_now[f], b_acc_took[f]
-                if model == MODEL_RANDOM:
-                    n = b_set_count[f]
-                    value, now, took = value / n, now / n, took / n
-                if value < f_best[f]:
-                    f_best[f], f_best_now[f], f_best_took[f] = value, now, took
-                next_card = True
-            else:  # next opponent set: hidden combination first, then known hands
-                i = hidden_count - 1
-                while i >= 0 and b_pick[f, i] == b_pool_count[f] - hidden_count + i:
-                    i -= 1
-                if i >= 0:
-                    b_pick[f, i] += 1
-                    for t in range(i + 1, hidden_count):
-                        b_pick[f, t] = b_pick[f, t - 1] + 1
-                else:
-                    for t in range(hidden_count):
-                        b_pick[f, t] = t
-                    for j in range(known_count):
-                        b_digits[f, j] += 1
-                        if b_digits[f, j] < b_sizes[f, j]:
-                            break
-                        b_digits[f, j] = 0
-        if next_card:
-            h = b_h[f] + 1
-            while h < b_k[f] and f == 0 and root_card >= 0 and b_hand[f, h] != root_card:
-                h += 1
-            b_h[f] = h
-            if h >= b_k[f]:  # every card done
-                finished = True
+        # a BOUNDARY frame
+        if frames[f, FRESH]:
+            begin_state(frames, sums, f, owner, deck_size, known_count, hidden_count, stats)
+            card_left = next_card(frames, sums, f, known_count, hidden_count, model, root_card)
+        else:  # returning from the turn it dealt
+            returning = False
+            take_back_joint_action(frames, f, owner, width)
+            card_left = True
+            if add_outcome(frames, sums, f, value, now, took, model, stats):
+                card_left = next_card(frames, sums, f, known_count, hidden_count, model,
+                                      root_card)
             else:
-                b_set[f] = 0
-                for j in range(known_count):
-                    b_digits[f, j] = 0
-                for t in range(hidden_count):
-                    b_pick[f, t] = t
-                b_acc[f] = 0.0 if model == MODEL_RANDOM else -math.inf
-                b_acc_now[f], b_acc_took[f] = 0.0, 0.0
-        if finished:  # return the state's value
+                next_opponent_set(frames, f, known_count, hidden_count)
+        if not card_left:
             if f == 0:
-                if root_card < 0:
-                    memo[memo_key(b_key[0])] = f_best[0]
-                result[0], result[1], result[2] = f_best[0], f_best_now[0], f_best_took[0]
+                result[0], result[1], result[2] = (sums[0, BEST, VALUE], sums[0, BEST, NOW],
+                                                   sums[0, BEST, TOOK])
                 return
-            memo[memo_key(b_key[f])] = f_best[f]
-            rv = f_best[f] + f_add[f]
-            rn, rt = f_add_now[f], f_add_took[f]
-            have_ret = True
+            entries, value, now, took = finish_state(frames, sums, f, memo, entries, values,
+                                                     layout, stats, words)
+            values = entries.view(np.float64)
+            returning = True
             top -= 1
             continue
-        # the next joint action: player 1's card and one opponent set, sorted
-        b_turn[f, 0], b_tags[f, 0] = b_hand[f, b_h[f]], OWNER_P1
-        for j in range(known_count):
-            b_turn[f, 1 + j], b_tags[f, 1 + j] = b_known[f, j, b_digits[f, j]], 2 + j
-        for t in range(hidden_count):
-            b_turn[f, 1 + known_count + t] = b_pool[f, b_pick[f, t]]
-            b_tags[f, 1 + known_count + t] = OWNER_POOL
-        sort_turn_row(b_turn, b_tags, f, width)
-        for a in range(width):
-            owner[b_turn[f, a]] = OWNER_GONE
-        stats[RESOLVED] += 1
-        if stats[RESOLVED] > max_resolved or stats[RESOLVED] & CHECK_MASK == 0:
-            why = _stop_reason(memo, stats, max_resolved)
-            if why:
-                stats[ABORTED] = why
-                for a in range(width):
-                    owner[b_turn[f, a]] = b_tags[f, a]
-                return
-        work[:] = f_table[f]
-        d_i, d_tf, d_pend, d_now, d_took = 0, f, 0.0, 0.0, 0.0
-        descending = True
-
-
-@jit
-def _state_value(table, owner, deck_size, known_count, hidden_count, professional, model,
-                 memo, stats, max_resolved, words, result):
-    """Value of a turn-boundary state with player 1 choosing its card: memo first."""
-    pack_memo_key(table, owner, deck_size, professional, words)
-    key = memo_key(words)
-    if key in memo:
-        stats[HITS] += 1
-        return memo[key]
-    search_state(table, owner, deck_size, known_count, hidden_count, professional, model, -1, memo,
-            stats, max_resolved, result)
-    return result[0]
+        deal_joint_action(frames, f, owner, known_count, hidden_count, width)
+        why = count_joint_action(stats, max_resolved)
+        if why:
+            stats[ABORTED] = why
+            take_back_joint_action(frames, f, owner, width)
+            return
+        load_table(frames, f, work)  # place the turn on a copy of the frame's table
+        turn_frame, card_at, value, now, took = f, 0, 0.0, 0.0, 0.0
+        placing = True
 
 
 @jit
 def _solve_cards(table, owner, deck_size, known_count, hidden_count, professional, model,
-                 cards, stats, max_resolved, results):
-    """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here
-    (a typed dict made from Python costs seconds of compilation at every start)."""
-    memo = Dict.empty(key_type=KEY_TYPE, value_type=VALUE_TYPE)
+                 cards, layout, stats, max_resolved, results):
+    """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here."""
+    first = FIRST_SLOTS
+    if stats[MAX_SLOTS] > 0:
+        first = min(first, stats[MAX_SLOTS])
+    memo = new_memo(layout[L_WIDTH], first)
     result = np.zeros(3)
     for i in range(cards.shape[0]):
         search_state(table, owner, deck_size, known_count, hidden_count, professional, model,
-                cards[i], memo, stats, max_resolved, result)
+                     cards[i], memo, layout, stats, max_resolved, result)
         if stats[ABORTED]:
             return
         results[i, :] = result
@@ -428,11 +598,9 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
 # ---------------------------------------------------------------- Python API
 
 DEFAULT_MEMORY = 8 * 2**30
-# Peak memory of the memo (numba's typed dict: 14-word key, float value, hash: 128 bytes
-# an entry, a third of the slots free, an index) per entry stored, for the memory guard,
-# which counts entries. Peak RSS growth over entries measured 262-355 bytes
-# (benchmarks/analysis.py); the most is ~400, while the dict doubles (old and new beside).
-BYTES_PER_ENTRY = 400
+# The memory guard counts the memo's real bytes: a table of ``slots`` slots of
+# memo_slot_bytes each, and while it doubles the old one beside it (1.5 x the new).
+DOUBLING_PEAK = 1.5
 # Searches estimated below this run in the caller's thread: they take milliseconds, and a
 # worker thread would cost more than they do.
 INLINE_NODES = 20_000
@@ -461,6 +629,17 @@ class ExactResult:
     memo_hits: int
     pruned: int     # cards cut off by the worst-case bound
     seconds: float
+
+
+def memo_slot_bytes(layout: np.ndarray) -> int:
+    """Bytes of one memo slot for keys of ``layout``."""
+    return Table.slot_bytes(int(layout[L_WIDTH]), VALUE_WORDS)
+
+
+def memo_max_slots(memory: int, slot_bytes: int) -> int:
+    """The most slots (a power of two, at least 16) the memo may double to within
+    ``memory`` bytes, the table it doubles from counted beside it."""
+    return 1 << max(4, int(math.log2(max(16.0, memory / (DOUBLING_PEAK * slot_bytes)))))
 
 
 def owner_array(position: Position) -> tuple[np.ndarray, int, int]:
@@ -536,11 +715,12 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
     stats = np.zeros(STAT_SLOTS, np.int64)
-    stats[MAX_ENTRIES] = max(1, memory // BYTES_PER_ENTRY)
+    layout = memo_layout(owner, position.professional)
+    stats[MAX_SLOTS] = memo_max_slots(memory, memo_slot_bytes(layout))
     results = np.zeros((position.cards_left, 3))
     cards = np.asarray(position.hand, np.int64)
     args = (table, owner, position.deck_size, known, hidden, position.professional,
-            MODELS[model], cards)
+            MODELS[model], cards, layout)
     if not _solve_cards.signatures:  # compile or load first: reported times are the search's
         _solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
     start = time.perf_counter()
@@ -554,7 +734,7 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
              for card, (v, now, took) in zip(position.hand, results)]
     if stats[ABORTED]:
         _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
-                       interrupted)
+                       interrupted, memo_slot_bytes(layout))
     return ExactResult(model, tuple(lines), int(stats[RESOLVED]), int(stats[STATES]),
                        int(stats[HITS]), int(stats[PRUNED]), seconds)
 
@@ -598,7 +778,7 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
 
 
 def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
-                   interrupted) -> None:
+                   interrupted, slot_bytes) -> None:
     done = int(stats[CARDS_DONE])
     total = position.cards_left
     nodes = int(stats[RESOLVED])
@@ -608,10 +788,11 @@ def _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory,
         raise SearchInterrupted(f"exact search interrupted {so_far}", **kept)
     why = int(stats[ABORTED])
     if why == STOPPED_MEMORY:
-        entries = int(stats[MAX_ENTRIES])
+        slots, entries = int(stats[SLOTS]), int(stats[ENTRIES])
         raise MemoryExceeded(
             f"exact search ({model}) stopped at its memory budget of {_size(memory)}: the "
-            f"memo reached {entries:,} entries at up to {BYTES_PER_ENTRY} bytes each ({so_far}); "
+            f"memo filled its largest table ({slots:,} slots of {slot_bytes} bytes, "
+            f"{entries:,} entries; {_size(slots * slot_bytes)}) ({so_far}); "
             f"raise {param('memory', beside=True)} or analyse a position with fewer cards left",
             **kept)
     if why == STOPPED_FLAG:

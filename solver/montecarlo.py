@@ -12,8 +12,8 @@ rest of the round (the same opponent draws for every card; player 1's cards afte
 by the ``closest`` bot, exact from ``exact_depth`` cards on), and the card with the
 fewest cows is played; ``rollouts == 0``: the ``closest`` bot. ``plan`` picks
 (exact_depth, rollouts) from the position and a work budget.
-Row choices before the exact part follow the rule-following choice (engine
-``place_card`` with -1). A policy is a strategy player 1 may use in the model, so
+Row choices before the exact part follow the rule-following choice (turns
+``RULE_OPTION``). A policy is a strategy player 1 may use in the model, so
 a card's estimate is an *upper bound* on its exact value, up to sampling noise;
 only when ``exact_depth >= cards_left - 1`` (no policy turn) is it the exact
 ``random`` value itself, which the tests check. ``MonteCarloResult.quantity``
@@ -32,38 +32,37 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba.typed import Dict
 
 from . import exact
 from .engine import (
     BOT_CLOSEST,
-    END_TAKE,
-    END_TIE,
-    find_end,
     jit,
     landing,
     pick_card,
-    place_card,
     rng_below,
     rng_seed,
     row_table,
-    turn_order,
 )
 from .errors import NimmtError, param
 from .exact import (
     ABORTED,
+    FIRST_SLOTS,
     HITS,
     MODEL_RANDOM,
     OWNER_GONE,
     OWNER_P1,
     OWNER_POOL,
     cards_of,
-    memo_key,
+    memo_find,
+    memo_store,
+    new_memo,
     pack_memo_key,
     search_state,
 )
 from .position import Position
-from .turns import option_count
+from .rules import HAND_SIZE
+from .statekey import L_WIDTH
+from .turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn
 
 __all__ = ["MonteCarloResult", "SampledCard", "later_play_text", "plan", "policy_text",
            "quantity_text", "run_montecarlo"]
@@ -86,41 +85,45 @@ POLICY_WEIGHT = {0: 1.0, 16: 0.25, 32: 0.2}
 POLICY_STREAM = 1 << 62  # the policy's draws: streams (seed, POLICY_STREAM + card, sample)
 
 
-@jit
-def _new_memo():
-    """An empty exact-continuation memo (made in a kernel: a typed dict made from Python
-    compiles for seconds at every start). One memo serves a whole run."""
-    return Dict.empty(key_type=exact.KEY_TYPE, value_type=exact.VALUE_TYPE)
+def new_run_memo(layout: np.ndarray):
+    """An empty exact-continuation memo (exact.new_memo) for keys of ``layout``; one memo
+    serves a whole run."""
+    return new_memo(int(layout[L_WIDTH]), FIRST_SLOTS)
 
 
 @jit
-def _exact_value(table, owner, deck_size, known_count, hidden_count, professional, memo, stats,
-                 max_resolved, words, result):
+def _exact_value(table, owner, deck_size, known_count, hidden_count, professional, memo,
+                 layout, stats, max_resolved, words, result):
     """The exact random value of a turn-boundary state, player 1 to choose its card: from
     the memo, or searched and then memoised under its own key (exact.search_state memoises
     the states below its root, not the root)."""
-    pack_memo_key(table, owner, deck_size, professional, words)
-    key = memo_key(words)
-    if key in memo:
+    order = np.zeros(4, np.int64)
+    width = layout[L_WIDTH]
+    pack_memo_key(table, owner, deck_size, layout, words, order)
+    entries = memo[0]
+    values = entries.view(np.float64)
+    found, value = memo_find(entries, values, words, width)
+    if found:
         stats[HITS] += 1
-        return memo[key]
-    search_state(table, owner, deck_size, known_count, hidden_count, professional, MODEL_RANDOM, -1,
-            memo, stats, max_resolved, result)
+        return value
+    search_state(table, owner, deck_size, known_count, hidden_count, professional, MODEL_RANDOM,
+                 -1, memo, layout, stats, max_resolved, result)
     if not stats[ABORTED]:
-        memo[key] = result[0]
+        entries = memo[0]  # maybe doubled by the search
+        memo_store(memo, entries, entries.view(np.float64), words, width, result[0], stats)
     return result[0]
 
 
 @jit
 def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, hidden_count,
-                      professional, exact_child, memo, stats, max_resolved, words, result):
+                      professional, exact_child, memo, layout, stats, max_resolved, words, result):
     """Resolve one turn (cards sorted ascending, tags: owner of each).
 
     If exact_child, player 1's row choice minimises its cows now plus the exact value
     after the turn, and that sum is returned. Otherwise every card, player 1's too,
-    follows the rule-following choice (engine ``place_card`` with -1: fewest cows,
-    ties to the row whose last card is lowest). Returns (total, cows now) for player 1
-    and leaves ``table`` as the line played."""
+    follows the rule-following choice (turns.RULE_OPTION: fewest cows, ties to the row
+    whose last card is lowest): the turn kernels of solver/turns.py, as in every search.
+    Returns (total, cows now) for player 1 and leaves ``table`` as the line played."""
     for a in range(width):
         owner[cards[a]] = OWNER_GONE
     mine_at = 0
@@ -128,25 +131,22 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
         if tags[a] == OWNER_P1:
             mine_at = a
     for a in range(mine_at):  # cards below player 1's: rule-following owners
-        place_card(table, cards[a], professional, -1, -1)
+        play_option(table, cards[a], professional, RULE_OPTION)
     if not exact_child:
-        cows = place_card(table, cards[mine_at], professional, -1, -1)[2]
+        cows = play_option(table, cards[mine_at], professional, RULE_OPTION)
         for a in range(mine_at + 1, width):
-            place_card(table, cards[a], professional, -1, -1)
+            play_option(table, cards[a], professional, RULE_OPTION)
         return float(cows), float(cows)
-    kind = find_end(table, cards[mine_at], professional)[0]
-    options = option_count(table, cards[mine_at], professional)
+    options, kind, row_a, row_b = card_options(table, cards[mine_at], professional)
     best_total, best_now = math.inf, 0.0
     best_table = table.copy()
     for o in range(options):
         line = table.copy()
-        cows = place_card(line, cards[mine_at], professional,
-                           o if (options > 1 and kind == END_TAKE) else -1,
-                           o if (options > 1 and kind == END_TIE) else -1)[2]
+        cows = play_found_option(line, cards[mine_at], kind, row_a, row_b, o)
         for a in range(mine_at + 1, width):
-            place_card(line, cards[a], professional, -1, -1)
+            play_option(line, cards[a], professional, RULE_OPTION)
         total = float(cows) + _exact_value(line, owner, deck_size, known_count, hidden_count,
-                                           professional, memo, stats, max_resolved, words,
+                                           professional, memo, layout, stats, max_resolved, words,
                                            result)
         if total < best_total:
             best_total, best_now = total, float(cows)
@@ -156,23 +156,22 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
 
 
 @jit
-def _scratch(deck_size, known_count, hidden_count):
+def _scratch(deck_size, known_count, hidden_count, key_width):
     """Work arrays for one playout: (hand, known hands, pool, turn cards, their owners,
-    order, sorted cards, sorted owners, key words, search result)."""
+    key words, search result)."""
     width = known_count + hidden_count + 1
-    return (np.zeros(10, np.int64), np.zeros((max(known_count, 1), 10), np.int64),
+    return (np.zeros(HAND_SIZE, np.int64), np.zeros((max(known_count, 1), HAND_SIZE), np.int64),
             np.zeros(deck_size, np.int64), np.zeros(width, np.int64), np.zeros(width, np.int64),
-            np.zeros(width, np.int64), np.zeros(width, np.int64), np.zeros(width, np.int64),
-            np.zeros(exact.KEY_WORDS, np.int64), np.zeros(3))
+            np.zeros(key_width, np.int64), np.zeros(3))
 
 
 @jit
 def _play_turn(table, owner, card, deck_size, known_count, hidden_count, professional,
-               exact_child, rng, memo, stats, max_resolved, scratch):
+               exact_child, rng, memo, layout, stats, max_resolved, scratch):
     """One turn: player 1 plays ``card``, the opponents' cards are drawn from ``rng`` as
     the model says (known hands: one card each, uniformly; hidden hands: a uniform set
     from the pool). Returns (player 1's value, its cows now); see _turn_with_choice."""
-    _, known, pool, cards, tags, order, sorted_cards, sorted_tags, words, result = scratch
+    _, known, pool, cards, tags, words, result = scratch
     width = known_count + hidden_count + 1
     cards[0] = card
     tags[0] = OWNER_P1
@@ -187,18 +186,15 @@ def _play_turn(table, owner, card, deck_size, known_count, hidden_count, profess
             pool[t], pool[u] = pool[u], pool[t]
             cards[1 + known_count + t] = pool[t]
             tags[1 + known_count + t] = OWNER_POOL
-    turn_order(cards, width, order)
-    for a in range(width):
-        sorted_cards[a] = cards[order[a]]
-        sorted_tags[a] = tags[order[a]]
-    return _turn_with_choice(table, owner, sorted_cards, sorted_tags, width, deck_size,
-                             known_count, hidden_count, professional, exact_child, memo,
+    sort_turn(cards, tags, width)
+    return _turn_with_choice(table, owner, cards, tags, width, deck_size,
+                             known_count, hidden_count, professional, exact_child, memo, layout,
                              stats, max_resolved, words, result)
 
 
 @jit
 def _playout(table, owner, card, deck_size, known_count, hidden_count, professional,
-             exact_depth, rng, bot_rng, memo, stats, max_resolved, scratch):
+             exact_depth, rng, bot_rng, memo, layout, stats, max_resolved, scratch):
     """Play the rest of the round from a turn boundary, player 1 playing ``card`` now and
     its later cards by the ``closest`` bot, until the exact continuation takes over
     (player 1 holds at most exact_depth cards after a turn). Changes table and owner.
@@ -212,7 +208,7 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
             card = hand[pick_card(BOT_CLOSEST, hand, k, table, professional, bot_rng)]
         exact_child = k - 1 <= exact_depth
         value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
-                                professional, exact_child and k > 1, rng, memo, stats,
+                                professional, exact_child and k > 1, rng, memo, layout, stats,
                                 max_resolved, scratch)
         if turn == 0:
             first_now = now
@@ -224,7 +220,7 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
 
 @jit
 def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, professional,
-                   exact_depth, rollouts, policy_rng, memo, stats, max_resolved, scratch):
+                   exact_depth, rollouts, policy_rng, memo, layout, stats, max_resolved, scratch):
     """Index into ``hand`` of the card with the fewest cows to the end of the round over
     ``rollouts`` playouts each (the same opponent draws for every card: see _playout);
     ties: the closest bot's order (cows if played alone, gap to the row end, lowest)."""
@@ -241,7 +237,7 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
             rng[0] = rng_seed(stream, 0)
             base_rng[0] = rng_seed(stream, 1)
             q[h] += _playout(line, held, hand[h], deck_size, known_count, hidden_count,
-                             professional, exact_depth, rng, base_rng, memo, stats,
+                             professional, exact_depth, rng, base_rng, memo, layout, stats,
                              max_resolved, scratch)[0]
     best, best_cost, best_gap = 0, 1 << 30, 1 << 30
     for h in range(k):
@@ -256,7 +252,7 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
 @jit
 def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional, card,
                 card_index, first_sample, sample_count, exact_depth, rollouts, seed, memo,
-                stats, max_resolved, values, cows_now):
+                layout, stats, max_resolved, values, cows_now):
     """Samples first_sample.. of ``card``: values[i] = player 1's cows to the end of the
     round, cows_now[i] = its cows this turn. Later cards: rollouts (rollouts > 0) or
     the closest bot (0)."""
@@ -264,8 +260,8 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
     policy_rng = np.zeros(1, np.uint64)
     owner = owner0.copy()
     table = table0.copy()
-    scratch = _scratch(deck_size, known_count, hidden_count)
-    inner = _scratch(deck_size, known_count, hidden_count)
+    scratch = _scratch(deck_size, known_count, hidden_count, layout[L_WIDTH])
+    inner = _scratch(deck_size, known_count, hidden_count, layout[L_WIDTH])
     hand = scratch[0]
     for i in range(sample_count):
         stream = (card_index << 40) + first_sample + i
@@ -276,7 +272,8 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
         if rollouts == 0:
             values[i], cows_now[i] = _playout(table, owner, card, deck_size, known_count,
                                               hidden_count, professional, exact_depth, rng,
-                                              policy_rng, memo, stats, max_resolved, scratch)
+                                              policy_rng, memo, layout, stats, max_resolved,
+                                              scratch)
             continue
         total, turn = 0.0, 0
         while True:
@@ -284,14 +281,14 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
             if turn > 0 and k > 1:
                 card_now = hand[_rollout_index(hand, k, table, owner, deck_size, known_count,
                                                hidden_count, professional, exact_depth,
-                                               rollouts, policy_rng, memo, stats,
+                                               rollouts, policy_rng, memo, layout, stats,
                                                max_resolved, inner)]
             else:
                 card_now = card if turn == 0 else hand[0]
             exact_child = k - 1 <= exact_depth
             value, now = _play_turn(table, owner, card_now, deck_size, known_count,
                                     hidden_count, professional, exact_child and k > 1, rng,
-                                    memo, stats, max_resolved, scratch)
+                                    memo, layout, stats, max_resolved, scratch)
             if turn == 0:
                 cows_now[i] = now
             total += value
@@ -303,14 +300,14 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
 
 @jit
 def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, professional,
-                      cards, first_sample, sample_count, exact_depth, rollouts, seed, memo,
+                      cards, first_sample, sample_count, exact_depth, rollouts, seed, memo, layout,
                       stats, values, cows_now):
     """Samples first_sample.. of every card (values[i, s], cows_now[i, s]); ``memo``
     holds the exact continuation's values across batches."""
     for i in range(cards.shape[0]):
         _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional,
                     cards[i], i, first_sample, sample_count, exact_depth, rollouts, seed,
-                    memo, stats, 1 << 62, values[i], cows_now[i])
+                    memo, layout, stats, 1 << 62, values[i], cows_now[i])
 
 
 @dataclass(frozen=True)
@@ -485,6 +482,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         raise NimmtError("rollouts must be 0 or more")
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
+    layout = exact.memo_layout(owner, position.professional)
     if exact_depth is None:
         depth, planned = plan(position, node_budget)
     else:
@@ -500,9 +498,10 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     done = 0
     if not _montecarlo_batch.signatures:  # compile or load first: times are the sampling's
         _montecarlo_batch(table, owner, position.deck_size, known, hidden, position.professional,
-                          np.asarray(hand, np.int64), 0, 0, depth, rollouts, seed, _new_memo(),
+                          np.asarray(hand, np.int64), 0, 0, depth, rollouts, seed,
+                          new_run_memo(layout), layout,
                           stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)))
-    memo = _new_memo()
+    memo = new_run_memo(layout)
     start = time.perf_counter()
     complete = True
     try:
@@ -513,7 +512,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
             now = np.zeros((len(hand), size))
             _montecarlo_batch(table, owner, position.deck_size, known, hidden,
                               position.professional, np.asarray(hand, np.int64), done, size,
-                              depth, rollouts, seed, memo, stats, values, now)
+                              depth, rollouts, seed, memo, layout, stats, values, now)
             batches.append((values, now))
             done += size
             if time.perf_counter() - t0 < 0.05 and batch < 8192:

@@ -2,14 +2,17 @@
 
 A turn-boundary state (the four rows, and every card still in play with its owner)
 packs into ``width`` int64 words. The layout is one scheme with three parameters,
-built once per search by ``key_layout(max_cards, owner_bits, professional)``:
+built once per search by ``key_layout(max_cards, owner_bits, professional, merge_rows)``:
 
 - ``max_cards``: the most cards in play the search can meet (20 for two known hands
   of 10; the deck size when a hidden pool is in play);
 - ``owner_bits``: the owner field's width; it holds ``owner - 1`` (owners 1, 2, ...,
   as the searches number them): ``OWNER_BITS_TWO`` = 1 for two known hands,
   ``OWNER_BITS_ANY`` = 4 in general (players 1..10 and a hidden pool, exact's 15);
-- ``professional``: the placement (it changes what a row and a card hold).
+- ``professional``: the placement (it changes what a row and a card hold);
+- ``merge_rows`` (normal placement; default on): dead rows by cows and live lengths
+  counted down (below). Off, every row keeps its length and dead rows stay in last-card
+  order: the exact search's key, whose node counts are those of its earlier memo.
 
 Normal placement, as drawn for two known hands (max_cards 20, owner_bits 1: the
 equilibrium's 3 words)::
@@ -30,11 +33,12 @@ fits beside four rows and takes word 1 alone, a card is 7 bits, nine a word: 14 
   many cards in play lie below it.
 - A row no card in play can reach (rank = count) is *dead*: it only matters through
   its cows (a take picks by cows, and a dead row never has the lowest last card among
-  rows of equal cows that matter), so dead rows come last, ordered by cows, length 0.
-- A live row that fewer cards can reach than it has room for never takes a sixth card,
-  so its length counts only down to that: max(length, ROW_LIMIT - cards above it).
-  The cards above are counted among all cards in play, which with a hidden pool
-  includes pool cards that may never be played: an upper count, so still sound.
+  rows of equal cows that matter), so dead rows come last with length 0; merge_rows
+  orders them by cows (else they keep their last-card order).
+- merge_rows: a live row that fewer cards can reach than it has room for never takes a
+  sixth card, so its length counts only down to that: max(length, ROW_LIMIT - cards
+  above it). The cards above are counted among all cards in play, which with a hidden
+  pool includes pool cards that may never be played: an upper count, so still sound.
 - ``count`` (cards in play) is stored because a card field can be 0 (owner 1, cow
   code 0), so the card list alone would not tell its length.
 - Cards in play follow ascending, each as (owner - 1, cow code: 1, 2, 3, 5, 7 cows ->
@@ -89,13 +93,15 @@ COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS]
 # A layout is an int64 array of these fields (indices):
 (L_PROFESSIONAL, L_OWNER_BITS, L_RANK_BITS, L_LENGTH_SHIFT, L_COWS_SHIFT, L_ROW_BITS,
  L_ROWS_PER_WORD, L_COUNT_WORD, L_COUNT_SHIFT, L_CARD_BITS, L_COW_CODE_SHIFT,
- L_CARDS_PER_WORD, L_CARDS_WORD, L_WIDTH) = range(14)
-LAYOUT_FIELDS = 14
+ L_CARDS_PER_WORD, L_CARDS_WORD, L_WIDTH, L_MERGE_ROWS) = range(15)
+LAYOUT_FIELDS = 15
 
 
-def key_layout(max_cards: int, owner_bits: int, professional: bool) -> np.ndarray:
+def key_layout(max_cards: int, owner_bits: int, professional: bool,
+               merge_rows: bool = True) -> np.ndarray:
     """The layout (an int64 array, indices L_*) of keys for states with at most
-    ``max_cards`` cards in play and owners ``1..2**owner_bits``.
+    ``max_cards`` cards in play and owners ``1..2**owner_bits``; ``merge_rows``: see
+    the module docstring.
 
     >>> [int(key_layout(20, OWNER_BITS_TWO, p)[L_WIDTH]) for p in (False, True)]
     [3, 5]
@@ -107,6 +113,7 @@ def key_layout(max_cards: int, owner_bits: int, professional: bool) -> np.ndarra
     layout = np.zeros(LAYOUT_FIELDS, np.int64)
     layout[L_PROFESSIONAL] = professional
     layout[L_OWNER_BITS] = owner_bits
+    layout[L_MERGE_ROWS] = merge_rows
     if professional:
         row_bits = PRO_ROW_BITS
         card_bits = CARD_VALUE_BITS + owner_bits
@@ -197,6 +204,7 @@ def pack_key(rows, cards, owners, n, skip_a, skip_b, layout, key, order):
         return
     length_shift, cows_shift = layout[L_LENGTH_SHIFT], layout[L_COWS_SHIFT]
     cow_code_shift = layout[L_COW_CODE_SHIFT]
+    merge = layout[L_MERGE_ROWS]
     count = 0
     for i in range(n):
         c = cards[i]
@@ -209,7 +217,9 @@ def pack_key(rows, cards, owners, n, skip_a, skip_b, layout, key, order):
             continue
         while live < ROW_COUNT and rows[order[live], LAST] < c:  # rows below c: rank slot
             r = order[live]
-            length = max(rows[r, LENGTH], ROW_LIMIT - (count - slot))
+            length = rows[r, LENGTH]
+            if merge:
+                length = max(length, ROW_LIMIT - (count - slot))
             _put(key, live, row_bits, rows_per_word, 0,
                  (slot << RANK_SHIFT) | (length << length_shift)
                  | (rows[r, COWS_COLUMN] << cows_shift))
@@ -220,7 +230,7 @@ def pack_key(rows, cards, owners, n, skip_a, skip_b, layout, key, order):
     for i in range(live, ROW_COUNT):  # dead rows: their order is no matter, so by cows
         order[i] = rows[order[i], COWS_COLUMN]
         j = i - 1
-        while j >= live and order[j] > order[i]:
+        while merge and j >= live and order[j] > order[i]:
             order[j], order[j + 1] = order[j + 1], order[j]
             j -= 1
     for i in range(live, ROW_COUNT):

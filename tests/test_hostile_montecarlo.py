@@ -25,6 +25,7 @@ from nimmt.solver.engine import row_table
 from nimmt.solver.game import deal_position
 from nimmt.solver.position import format_position, load_position, parse_position
 from nimmt.solver.rules import Rules
+from nimmt.solver.statekey import key_width
 
 from cli_checks import assert_ok, invoke
 
@@ -189,10 +190,11 @@ def turn_kernel(rows, cards, p1_card, professional=False, deck_size=104):
     owner = np.zeros(deck_size + 1, np.int64)
     for c, t in zip(cards, tags):
         owner[c] = t
+    layout = exact.memo_layout(owner, professional)
     _, now = montecarlo._turn_with_choice(
         table, owner, np.array(cards, np.int64), tags, len(cards), deck_size, 0,
-        len(cards) - 1, professional, False, montecarlo._new_memo(),
-        np.zeros(exact.STAT_SLOTS, np.int64), 1 << 62, np.zeros(exact.KEY_WORDS, np.int64),
+        len(cards) - 1, professional, False, montecarlo.new_run_memo(layout), layout,
+        np.zeros(exact.STAT_SLOTS, np.int64), 1 << 62, np.zeros(key_width(layout), np.int64),
         np.zeros(3))
     return table, now
 

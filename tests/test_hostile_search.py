@@ -96,23 +96,24 @@ def test_exact_search_without_a_limit_is_whole(three_exact):
 # ---------------------------------------------------------------- memory
 
 def test_memory_guard_keeps_the_cards_finished(three_exact):
-    """The memo's entry limit is hit at the same node every run: card 8 (solved first)
-    is finished and exact; the others are not claimed."""
+    """The memo's largest table (the memory counted in its real bytes) fills at the same
+    node every run: card 8 (solved first) is finished and exact; the others are not
+    claimed. (16 MiB: the table holds twice the entries 50 MiB held as a typed dict.)"""
     with pytest.raises(MemoryExceeded) as info:
-        solve_exact(parse_position(THREE), "random", max_nodes=10**9, memory=50 * 2**20)
+        solve_exact(parse_position(THREE), "random", max_nodes=10**9, memory=16 * 2**20)
     stopped = info.value
     assert stopped.reason == "memory"
     assert [c.card for c in stopped.finished] == [8]
     best = {c.card: c.value for c in three_exact.cards}
     assert stopped.finished[0].value == pytest.approx(best[8], abs=1e-12)
     message = str(stopped)
-    assert "\n" not in message and "50 MiB" in message and "memory" in message
+    assert "\n" not in message and "16 MiB" in message and "memory" in message
     assert "--memory" in cli.cli_message(stopped)  # the CLI names the flag
 
 
 def test_cli_memory_guard(runner, three_exact):
     result = invoke(runner, "analyse", THREE, "--method", "exact", "--max-nodes", 10_000_000,
-                    "--memory", "50M")
+                    "--memory", "16M")
     assert result.exit_code == 2
     err = lines(result.stderr)
     assert len(err) == 1 and err[0].startswith("nimmt: error: ") and "memory" in err[0]
@@ -120,7 +121,7 @@ def test_cli_memory_guard(runner, three_exact):
     assert out[0].startswith("incomplete:") and "1 of 5 cards" in out[0]
     assert out[-1].split()[0] == "8" and len(out) == 4  # head, header, rule, card 8
     data = json.loads(invoke(runner, "analyse", THREE, "--method", "exact", "--max-nodes",
-                             10_000_000, "--memory", "50M", "--format", "json").stdout)
+                             10_000_000, "--memory", "16M", "--format", "json").stdout)
     assert data["complete"] is False and data["stopped"] == "memory"
     assert [c["card"] for c in data["cards"]] == [8]
 

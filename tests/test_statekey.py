@@ -30,7 +30,9 @@ from nimmt.solver.statekey import (
 
 TOL = 1e-9
 LAYOUTS = {"two": lambda pro: two_hands_layout(pro),
-           "any": lambda pro: key_layout(STANDARD_DECK, OWNER_BITS_ANY, pro)}
+           "any": lambda pro: key_layout(STANDARD_DECK, OWNER_BITS_ANY, pro),
+           # the exact search's: rows not merged (tests/test_exact_memo.py)
+           "exact": lambda pro: key_layout(STANDARD_DECK, OWNER_BITS_ANY, pro, merge_rows=False)}
 
 
 def brute_value(rows, h1, h2, professional):
@@ -75,7 +77,7 @@ def relabel(rows, h1, h2, rng):
     return ([[new[c] for c in r] for r in rows], [new[c] for c in h1], [new[c] for c in h2])
 
 
-@pytest.mark.parametrize("layout", ["two", "any"])
+@pytest.mark.parametrize("layout", ["two", "any", "exact"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=states(), seed=st.integers(0, 2**32 - 1))
 def test_relabelled_states_share_key_and_value(layout, state, seed):
@@ -128,6 +130,11 @@ def test_dead_rows_and_lengths_collide():
     a = key_of([[3], [10, 11], [20, 21], [30, 31, 32]], [5], [12], lay)
     b = key_of([[3], [7, 11, 13, 14], [20, 21, 23], [30, 31]], [5], [16], lay)
     assert a == b
+    exact = LAYOUTS["exact"](False)  # rows not merged: the lengths and the order count
+    assert key_of([[3], [10, 11], [20, 21], [30, 31, 32]], [5], [12], exact) != key_of(
+        [[3], [7, 11, 13, 14], [20, 21, 23], [30, 31]], [5], [16], exact)
+    assert key_of([[3], [10], [20, 21], [30]], [5], [12], exact) != key_of(
+        [[3], [10, 11], [20], [30]], [5], [12], exact)
     # a row five cards reach keeps its length
     c = key_of([[3], [4, 6], [20], [30]], [7, 8, 9], [11, 12, 14], lay)
     d = key_of([[3], [6], [20], [30]], [7, 8, 9], [11, 12, 14], lay)
@@ -136,7 +143,7 @@ def test_dead_rows_and_lengths_collide():
 
 @pytest.mark.parametrize("pro", [False, True])
 def test_different_owners_differ(pro):
-    for layout in ("two", "any"):
+    for layout in ("two", "any", "exact"):
         lay = LAYOUTS[layout](pro)
         rows = [[3], [10], [20], [30]]
         assert key_of(rows, [5], [12], lay) != key_of(rows, [12], [5], lay)
