@@ -62,8 +62,10 @@ Hand = tuple[int, ...]
 
 # Built-in draft positions (usable wherever a draft position is asked for).
 DRAFT_EXAMPLES = {
-    "example-draft": "variant=logic players=2 phase=draft hand=1,2,3,4,6,7,8 "
-                     "p2=9,12,13,14,16,17,18",
+    # nimmt deal --variant logic --players 2 --phase draft --picks-done 14 --drafters cheap
+    # --seed 4
+    "example-draft": "variant=logic players=2 phase=draft hand=2,3,4,7,13,14,21 "
+                     "p2=6,8,9,12,16,18,19",
     "example-draft-start": "variant=logic players=2 phase=draft",
 }
 

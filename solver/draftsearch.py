@@ -53,7 +53,7 @@ DRAFT_CODES = {"random": dk.DRAFT_RANDOM, "fewest": dk.DRAFT_FEWEST, "cheap": dk
 OPTIMAL = "optimal"
 DEFAULT_DRAFTER = "cheap"
 DEFAULT_ROUND_BOT = "closest"
-DEFAULT_MAX_ROUNDS = 200_000  # exact enumeration: rounds played (about 10 us each)
+DEFAULT_MAX_ROUNDS = 50_000  # exact enumeration: rounds played (about 50 us each)
 Z95 = 1.959963984540054
 UNIT = "expected cows"
 
@@ -183,20 +183,37 @@ def _deterministic_round(round_bots: Sequence[str]) -> bool:
 
 
 def estimate_rounds(draft: DraftPosition, drafters: Sequence[str]) -> int:
-    """Rounds an exact enumeration plays at most: per card of the pool, the fewer of
-    the pick sequences (a fewest drafter has one choice) and the distinct final hands."""
+    """Rounds an exact enumeration plays at most: per card of the pool, the fewer of the
+    pick sequences and the distinct final hands. A ``fewest`` drafter has one choice, a
+    ``cheap`` one as many as the pool's fewest-cow cards (known while only such drafters
+    have picked: they always take from the cheapest class), the others the whole pool."""
     pool = len(draft.pool)
     pickers = draft.next_pickers[1:]
-    paths = 1
-    for i, p in enumerate(pickers):
-        if drafters[p] != "fewest":
-            paths *= pool - 1 - i
     left = [HAND_SIZE - s for s in (len(h) for h in draft.hands)]
     left[0] -= 1
     distinct = math.comb(pool - 1, ROW_COUNT) * math.factorial(sum(left))
     for c in left:
         distinct //= math.factorial(c)
-    return pool * min(paths, distinct)
+    total = 0
+    for card in draft.pool:
+        classes: dict[int, int] = {}
+        for c in draft.pool:
+            if c != card:
+                classes[card_cows(c)] = classes.get(card_cows(c), 0) + 1
+        known, paths = True, 1
+        for i, p in enumerate(pickers):
+            size = pool - 1 - i
+            if drafters[p] in ("fewest", "cheap") and known:
+                least = min(k for k, v in classes.items() if v)
+                paths *= classes[least] if drafters[p] == "cheap" else 1
+                classes[least] -= 1
+            else:
+                known = False
+                paths *= size
+            if paths > distinct:
+                break
+        total += min(paths, distinct)
+    return total
 
 
 def exact_applies(draft: DraftPosition, drafters: Sequence[str], round_bots: Sequence[str],
@@ -271,8 +288,9 @@ def _exact(draft: DraftPosition, drafters: Sequence[str], round_bots: Sequence[s
 def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Sequence[str],
                 samples: int, seed: int, time_limit: float | None,
                 progress: Callable[[int], None] | None, workers: int = 1, batch: int = 64,
-                ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], bool]:
-    """Per card of the pool: (card, player 1's cows per sample, the others' mean). With
+                ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], bool, float]:
+    """Per card of the pool: (card, player 1's cows per sample, the others' mean), whether
+    every sample ran, and the seconds the sampling took (after the kernel loaded). With
     ``workers`` > 1, threads share each sweep over the cards (the kernels release the
     GIL); a sample's stream depends on (seed, card, sample) only, so the figures do not
     depend on the workers."""
@@ -323,8 +341,8 @@ def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Seque
     done = min(sum(len(x) for x in v) for v in values)  # every card as far as all went
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
-    return [(card, np.concatenate(values[ci])[:done], np.concatenate(others[ci])[:done])
-            for ci, card in enumerate(draft.pool)], complete
+    return ([(card, np.concatenate(values[ci])[:done], np.concatenate(others[ci])[:done])
+             for ci, card in enumerate(draft.pool)], complete, time.perf_counter() - start)
 
 
 # ---------------------------------------------------------------- the analysis
@@ -367,8 +385,11 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
             f"{param('method', 'montecarlo')}")
     if method == "montecarlo" and OPTIMAL in drafters:
         drafter_codes(drafters)  # raises: optimal is exact only
-    start = time.perf_counter()
     if method == "exact" or (method == "auto" and not why_not):
+        dealt = np.arange(1, draft.deck_size + 1, dtype=np.int64)  # load the kernel first
+        dk.round_once(dealt[-ROW_COUNT:], dealt[:HAND_SIZE * n].reshape(n, HAND_SIZE), n,
+                      draft.professional, engine.bot_codes(round_bots), 0)
+        start = time.perf_counter()
         values, leaves = _exact(draft, drafters, round_bots, progress)
         best = min(v[0] for _, v in values)
         cards = tuple(sorted((DraftCard(c, float(v[0]), float(v[0] - best),
@@ -385,8 +406,8 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                          f"{why_not}")
     if workers < 1:
         raise NimmtError(f"{param('workers')} must be at least 1")
-    sampled, complete = _montecarlo(draft, drafters, round_bots, samples, seed, time_limit,
-                                    progress, workers)
+    sampled, complete, seconds = _montecarlo(draft, drafters, round_bots, samples, seed,
+                                             time_limit, progress, workers)
     means = {card: float(v.mean()) for card, v, _ in sampled}
     errors = {card: float(v.std(ddof=1) / math.sqrt(len(v))) for card, v, _ in sampled}
     top = min(means, key=lambda c: (means[c], c))
@@ -399,8 +420,8 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
     reason = ("Monte Carlo as asked" if method == "montecarlo" else
               f"auto: exact enumeration does not apply ({why_not}); Monte Carlo")
     total = sum(len(v) for _, v, _ in sampled)
-    return DraftAnalysis(draft, drafters, round_bots, "montecarlo", reason, cards,
-                         time.perf_counter() - start, complete, seed, total)
+    return DraftAnalysis(draft, drafters, round_bots, "montecarlo", reason, cards, seconds,
+                         complete, seed, total)
 
 
 # ---------------------------------------------------------------- whole logic rounds
