@@ -119,7 +119,25 @@ class PositionType(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, Position):
             return value
-        return load_position(value)  # NimmtError -> one line, exit 2
+        try:
+            return load_position(value)  # NimmtError -> one line, exit 2
+        except NimmtError:
+            if _is_draft_argument(value):
+                raise NimmtError("this is a draft position (the logic variant's draft under "
+                                 "way): only nimmt show and nimmt analyse read one; give a "
+                                 "position of the round (with rows=...)") from None
+            raise
+
+
+def _is_draft_argument(value: str) -> bool:
+    """Is POSITION a draft position (read by show and analyse only)?"""
+    from nimmt.solver.draft import DRAFT_EXAMPLES, is_draft
+    from nimmt.solver.position import EXAMPLES, load_fields
+
+    try:
+        return is_draft(load_fields(value, {**EXAMPLES, **DRAFT_EXAMPLES}))
+    except NimmtError:
+        return False
 
 
 POSITION = click.argument("position", type=PositionType())
@@ -253,7 +271,8 @@ def cli() -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
 
     or given as a JSON file with the same keys, or as a built-in example name
-    (example, example-3p, example-pro, example-logic, example-standard).
+    (example, example-3p, example-pro, example-logic, example-standard; draft positions of
+    the logic variant: example-draft, example-draft-start).
 
     \b
     Example:
@@ -612,12 +631,15 @@ def analyse_draft_command(draft, method: str, samples: int, time_limit: float | 
                "a draft position is analysed with --drafters and --round")
     used_seed = _fresh_seed(seed)
     progress = LazyProgress(samples, "samples per card")
+    exact_bar = LazyProgress(len(draft.pool), "cards enumerated")
     try:
         result = analyse_draft(draft, drafters=drafters, round_bots=round_bots, method=method,
                                samples=samples, seed=used_seed, time_limit=time_limit,
                                max_rounds=DEFAULT_MAX_ROUNDS if max_nodes is None else max_nodes,
-                               progress=progress, workers=workers or 1)
+                               progress=progress, workers=workers or 1,
+                               exact_progress=exact_bar)
     finally:
+        exact_bar.close()
         progress.close()
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2))

@@ -345,7 +345,19 @@ def is_draft(data: Mapping[str, Any]) -> bool:
 
 
 def draft_from_mapping(data: Mapping[str, Any]) -> DraftPosition:
-    """Build a draft position from key -> value (the notation's strings or JSON values)."""
+    """Build a draft position from key -> value (the notation's strings or JSON values).
+    Without ``phase``, a message also says that a logic position without rows is read as
+    a draft."""
+    try:
+        return _draft_from_mapping(data)
+    except NimmtError as e:
+        if "phase" in data:
+            raise
+        raise NimmtError(f"{e} (a logic position without rows is read as a draft; give rows=... "
+                         "for a position of the round)") from None
+
+
+def _draft_from_mapping(data: Mapping[str, Any]) -> DraftPosition:
     phase = field_name("phase", data.get("phase", PHASE), PHASE)
     if phase != PHASE:
         raise NimmtError(f"phase={clip(phase)}: the only phase to give is phase=draft (a "

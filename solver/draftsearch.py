@@ -352,11 +352,13 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                   samples: int = 2000, seed: int = 0, time_limit: float | None = None,
                   max_rounds: int = DEFAULT_MAX_ROUNDS,
                   progress: Callable[[int], None] | None = None,
-                  workers: int = 1) -> DraftAnalysis:
+                  workers: int = 1,
+                  exact_progress: Callable[[int], None] | None = None) -> DraftAnalysis:
     """For every card of the open pool: player 1's expected cows in the round after the
     draft if it drafts that card now (module docstring: the drafters and methods).
 
-    ``progress(n)``: n more samples per card (Monte Carlo) or n more cards (exact).
+    ``progress(n)``: n more Monte Carlo samples per card; ``exact_progress(n)``: n more
+    cards enumerated exactly.
     ``workers``: Monte Carlo threads (the figures do not depend on them).
 
     >>> from nimmt.solver.draft import parse_draft
@@ -390,7 +392,7 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
         dk.round_once(dealt[-ROW_COUNT:], dealt[:HAND_SIZE * n].reshape(n, HAND_SIZE), n,
                       draft.professional, engine.bot_codes(round_bots), 0)
         start = time.perf_counter()
-        values, leaves = _exact(draft, drafters, round_bots, progress)
+        values, leaves = _exact(draft, drafters, round_bots, exact_progress)
         best = min(v[0] for _, v in values)
         cards = tuple(sorted((DraftCard(c, float(v[0]), float(v[0] - best),
                                         float((v.sum() - v[0]) / (n - 1))) for c, v in values),

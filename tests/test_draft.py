@@ -153,6 +153,19 @@ def test_malformed_draft_positions_are_one_line_and_exit_2(runner, text, needle)
         assert needle in line
 
 
+def test_a_logic_position_missing_its_rows_is_told_so(runner):
+    line = assert_one_line_error(invoke(runner, "analyse", "variant=logic players=2 hand=5,6 "
+                                        "p2=7,8 gone=1,2"))
+    assert "gone given mid-draft" in line and "read as a draft; give rows=" in line
+
+
+@pytest.mark.parametrize("command", [("tree", "--format", "text"), ("solve-deal",)])
+@pytest.mark.parametrize("argument", ["example-draft", "variant=logic players=2 phase=draft"])
+def test_commands_of_the_round_refuse_a_draft_position(runner, command, argument):
+    line = assert_one_line_error(invoke(runner, command[0], argument, *command[1:]))
+    assert "this is a draft position" in line and "nimmt analyse" in line
+
+
 def test_show_draws_the_pool_and_the_hands(runner):
     result = invoke(runner, "show", "example-draft")
     assert_ok(result)
@@ -333,6 +346,23 @@ def test_montecarlo_is_reproducible_and_independent_of_workers_and_stops():
     done = stopped.cards[0].samples
     again = analyse_draft(draft, samples=done, seed=3)
     assert stopped.cards == again.cards and shorter.cards != one.cards
+
+
+def test_ctrl_c_stops_montecarlo_with_what_it_has():
+    draft = load_any("example-draft-start")
+    calls = []
+
+    def progress(n):
+        calls.append(n)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    stopped = analyse_draft(draft, samples=10**6, seed=3, progress=progress)
+    assert stopped.complete is False and stopped.cards[0].samples == sum(calls)
+    assert stopped.cards == analyse_draft(draft, samples=sum(calls), seed=3).cards
+    enumerated = []
+    analyse_draft(load_any("example-draft"), exact_progress=enumerated.append)
+    assert enumerated == [1] * 10
 
 
 def test_exact_applies_only_where_it_can():
