@@ -87,14 +87,14 @@ def _cheap_rest(pool, pool_count, hands, counts, pickers, first, rng):
 
 
 @jit
-def round_cows(pool, hands, n, professional, bots, cows, table, scratch, rng):
+def round_cows(pool, hands, n, professional, bots, cows, table, scratch, rng, plays_log):
     """Play the round after a finished draft: pool[:4] (the cards left) start the rows,
-    ascending; hands[p] hold 10 cards each (played out in place). cows[p] += p's take."""
+    sorted ascending in place; hands[p] hold 10 cards each (played out in place).
+    cows[p] += p's take; turn t's cards go to plays_log[t] if it has rows."""
     pool[:ROW_COUNT].sort()
     for r in range(ROW_COUNT):
         start_row(table, r, pool[r])
-    play_round(table, hands, n, professional, bots, cows, np.zeros((0, n), np.int64),
-               scratch, rng)
+    play_round(table, hands, n, professional, bots, cows, plays_log, scratch, rng)
 
 
 @jit
@@ -107,7 +107,8 @@ def _own_cows(pool, pool_count, hands, counts, pickers, first, me, n, profession
     work_counts[:] = counts
     _cheap_rest(work_pool, pool_count, work_hands, work_counts, pickers, first, rng)
     cows[:] = 0
-    round_cows(work_pool, work_hands, n, professional, bots, cows, table, scratch, rng)
+    round_cows(work_pool, work_hands, n, professional, bots, cows, table, scratch, rng,
+               np.zeros((0, n), np.int64))
     return cows[me]
 
 
@@ -179,6 +180,7 @@ def analysis_samples(pool0, hands0, counts0, pickers, first, card, stream, draft
     table = np.zeros((ROW_COUNT, 4), np.int64)
     scratch = np.zeros((5, n), np.int64)
     rng = np.zeros(1, np.uint64)
+    no_log = np.zeros((0, n), np.int64)
     at = 0
     for i in range(size):
         if pool0[i] == card:
@@ -192,7 +194,7 @@ def analysis_samples(pool0, hands0, counts0, pickers, first, card, stream, draft
         draft_rest(pool, left, hands, counts, pickers, first + 1, pickers.shape[0], drafters, n,
                    professional, bots, rng)
         cows[:] = 0
-        round_cows(pool, hands, n, professional, bots, cows, table, scratch, rng)
+        round_cows(pool, hands, n, professional, bots, cows, table, scratch, rng, no_log)
         values[s] = cows[me]
         others[s] = (cows.sum() - cows[me]) / (n - 1)
 
@@ -236,15 +238,13 @@ def play_logic_games(first_game, game_count, n, professional, threshold, one_rou
             else:
                 draft_rest(deck, deck_size, hands, counts, pickers, 0, pickers.shape[0],
                            drafters, n, professional, bots, rng)
-            deck[:ROW_COUNT].sort()
-            for r in range(ROW_COUNT):
-                start_row(table, r, deck[r])
             if logged:
-                log_rows[j, played] = deck[:ROW_COUNT]
                 log_hands[j, played] = hands
             cows[:] = 0
-            play_round(table, hands, n, professional, bots, cows,
-                       log_plays[j, played] if logged else no_log, scratch, rng)
+            round_cows(deck, hands, n, professional, bots, cows, table, scratch, rng,
+                       log_plays[j, played] if logged else no_log)
+            if logged:
+                log_rows[j, played] = deck[:ROW_COUNT]  # sorted: the rows' first cards
             played += 1
             worst = 0
             for p in range(n):
@@ -265,5 +265,6 @@ def round_once(pool, hands, n, professional, bots, seed):
     rng = np.zeros(1, np.uint64)
     rng[0] = rng_seed(seed, 0)
     round_cows(work_pool, work_hands, n, professional, bots, cows,
-               np.zeros((ROW_COUNT, 4), np.int64), np.zeros((5, n), np.int64), rng)
+               np.zeros((ROW_COUNT, 4), np.int64), np.zeros((5, n), np.int64), rng,
+               np.zeros((0, n), np.int64))
     return cows
