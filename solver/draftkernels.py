@@ -61,9 +61,9 @@ def _cheap_pick(pool, pool_count, rng):
 def _simple_pick(code, pool, pool_count, rng):
     """Index into pool of a simple drafter's card (random, fewest, cheap)."""
     if code == DRAFT_RANDOM:
-        return draft_pick(BOT_RANDOM, pool, pool_count, rng)
+        return draft_pick(np.int64(BOT_RANDOM), pool, pool_count, rng)  # one signature
     if code == DRAFT_FEWEST:
-        return draft_pick(BOT_CLOSEST, pool, pool_count, rng)
+        return draft_pick(np.int64(BOT_CLOSEST), pool, pool_count, rng)
     return _cheap_pick(pool, pool_count, rng)
 
 
@@ -157,7 +157,7 @@ def draft_rest(pool, pool_count, hands, counts, pickers, first, last, drafters, 
         if drafters[p] == DRAFT_EVALUATE:
             seed = np.int64(rng_below(rng, 1 << 31))
             i = evaluate_pick(pool, pool_count, hands, counts, pickers, pick, n, professional,
-                              bots, EVALUATE_SAMPLES, seed)
+                              bots, np.int64(EVALUATE_SAMPLES), seed)
         else:
             i = _simple_pick(drafters[p], pool, pool_count, rng)
         pool_count = _take(pool, pool_count, hands, counts, p, i)
@@ -181,7 +181,7 @@ def analysis_samples(pool0, hands0, counts0, pickers, first, card, stream, draft
     scratch = np.zeros((5, n), np.int64)
     rng = np.zeros(1, np.uint64)
     no_log = np.zeros((0, n), np.int64)
-    at = 0
+    at = np.int64(0)  # (constants passed on as np.int64: one compiled signature)
     for i in range(size):
         if pool0[i] == card:
             at = i
@@ -236,7 +236,7 @@ def play_logic_games(first_game, game_count, n, professional, threshold, one_rou
                     p = pickers[pick]
                     log_picks[j, played, pick] = hands[p, counts[p] - 1]
             else:
-                draft_rest(deck, deck_size, hands, counts, pickers, 0, pickers.shape[0],
+                draft_rest(deck, deck_size, hands, counts, pickers, np.int64(0), pickers.shape[0],
                            drafters, n, professional, bots, rng)
             if logged:
                 log_hands[j, played] = hands
