@@ -421,13 +421,15 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s): --method "
                    "exact refuses an estimate over it, auto one over 32 times it; a search "
-                   "stops at 4 times it.")
+                   "stops at 4 times it. Draft positions: the rounds exact enumeration may "
+                   "play (default 50,000).")
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
               help="Memory for the search's table (exact search's memo, nash's "
                    "transposition table), with a unit: 8G, 512M (at most the machine's RAM): "
                    "exact search stops there, nash refuses.")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
-              help="nash: threads sharing the search (default: one per core).")
+              help="nash: threads sharing the search (default: one per core); draft "
+                   "positions: Monte Carlo threads (default 1; the figures do not change).")
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
 @click.option("--verify", is_flag=True,
               help="nash: check the strategies by best responses (exploitability 0).")

@@ -225,8 +225,8 @@ def exact_applies(draft: DraftPosition, drafters: Sequence[str], round_bots: Seq
         return "the evaluate drafter samples"
     estimate = estimate_rounds(draft, drafters)
     if estimate > max_rounds:
-        return (f"it would play about {estimate:,} rounds, over the budget of "
-                f"{max_rounds:,}")
+        shown = f"{estimate:,}" if estimate < 10**12 else f"{estimate:.1e}"
+        return f"it would play about {shown} rounds, over the budget of {max_rounds:,}"
     return None
 
 
