@@ -119,10 +119,42 @@ class PositionType(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, Position):
             return value
-        return load_position(value)  # NimmtError -> one line, exit 2
+        try:
+            return load_position(value)  # NimmtError -> one line, exit 2
+        except NimmtError:
+            if _is_draft_argument(value):
+                raise NimmtError("this is a draft position (the logic variant's draft under "
+                                 "way): only nimmt show and nimmt analyse read one; give a "
+                                 "position of the round (with rows=...)") from None
+            raise
+
+
+def _is_draft_argument(value: str) -> bool:
+    """Is POSITION a draft position (read by show and analyse only)?"""
+    from nimmt.solver.draft import DRAFT_EXAMPLES, is_draft
+    from nimmt.solver.position import EXAMPLES, load_fields
+
+    try:
+        return is_draft(load_fields(value, {**EXAMPLES, **DRAFT_EXAMPLES}))
+    except NimmtError:
+        return False
 
 
 POSITION = click.argument("position", type=PositionType())
+
+
+class AnyPositionType(PositionType):
+    """POSITION or DRAFT-POSITION (the logic variant's draft under way: phase=draft)."""
+
+    def convert(self, value, param, ctx):
+        from nimmt.solver.draft import DraftPosition, load_any
+
+        if isinstance(value, (Position, DraftPosition)):
+            return value
+        return load_any(value)  # NimmtError -> one line, exit 2
+
+
+ANY_POSITION = click.argument("position", type=AnyPositionType())
 
 
 class OutputPath(click.ParamType):
@@ -239,7 +271,8 @@ def cli() -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
 
     or given as a JSON file with the same keys, or as a built-in example name
-    (example, example-3p, example-pro, example-logic, example-standard).
+    (example, example-3p, example-pro, example-logic, example-standard; draft positions of
+    the logic variant: example-draft, example-draft-start).
 
     \b
     Example:
@@ -250,16 +283,22 @@ def cli() -> None:
 # ---------------------------------------------------------------- show
 
 @cli.command(context_settings=CONTEXT)
-@POSITION
-def show(position: Position) -> None:
-    """Draw the rows, the hands and the unknown pool of POSITION.
+@ANY_POSITION
+def show(position: Any) -> None:
+    """Draw the rows, the hands and the unknown pool of POSITION (or a draft position's
+    open pool and hands).
 
     \b
-    Example:
+    Examples:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
+      nimmt show "variant=logic players=2 phase=draft hand=3,17 p2=6,12"
     """
+    from nimmt.solver.draft import DraftPosition, render_draft
     from nimmt.solver.render import render_position
 
+    if isinstance(position, DraftPosition):
+        click.echo(render_draft(position))
+        return
     click.echo(render_position(position))
 
 
@@ -363,7 +402,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 
 
 @cli.command(context_settings=CONTEXT)
-@POSITION
+@ANY_POSITION
 @click.option("--opponents", type=choice(*Model), default=Model.RANDOM.value,
               show_default=True,
               help="random: expected cows against uniformly random opponents; worst: cows you "
@@ -382,13 +421,15 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s): --method "
                    "exact refuses an estimate over it, auto one over 32 times it; a search "
-                   "stops at 4 times it.")
+                   "stops at 4 times it. Draft positions: the rounds exact enumeration may "
+                   "play (default 50,000).")
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
               help="Memory for the search's table (exact search's memo, nash's "
                    "transposition table), with a unit: 8G, 512M (at most the machine's RAM): "
                    "exact search stops there, nash refuses.")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
-              help="nash: threads sharing the search (default: one per core).")
+              help="nash: threads sharing the search (default: one per core); draft "
+                   "positions: Monte Carlo threads (default 1; the figures do not change).")
 @click.option("--both-sides", is_flag=True, help="nash: also show player 2's strategy.")
 @click.option("--verify", is_flag=True,
               help="nash: check the strategies by best responses (exploitability 0).")
@@ -396,17 +437,28 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
               help="A row choice to value: this turn's cards, yours first (e.g. 4,13), when "
                    "your card reaches the rows with no legal end (or a professional tie): "
                    "each row (end) with its cows now and the value after the turn.")
+@click.option("--drafters", default=None,
+              help="Draft positions: who makes the rest of the draft, one drafter per seat "
+                   "or one for all: cheap (default), fewest, random, evaluate, optimal (exact "
+                   "enumeration only).")
+@click.option("--round", "round_bots", default=None,
+              help="Draft positions: the bots that play the round after the draft, one per "
+                   "seat or one for all: closest (default), lowkeeper, dumper, random.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
-def analyse(position: Position, opponents: str, method: str, samples: int,
+def analyse(position: Any, opponents: str, method: str, samples: int,
             time_limit: float | None, max_nodes: int | None, memory: int,
-            workers: int | None, both_sides: bool, verify: bool, turn: str | None, fmt: str,
-            seed: int | None) -> None:
+            workers: int | None, both_sides: bool, verify: bool, turn: str | None,
+            drafters: str | None, round_bots: str | None, fmt: str, seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
     Exact search first (auto: within a time budget), Monte Carlo (model random) where
     it does not finish; the output says which and why. Cards are listed best first.
+
+    A draft position (the logic variant's draft, phase=draft): for each card you may
+    draft, your expected cows in the round after the draft, the rest of the draft by
+    --drafters and the round by --round bots (exact enumeration where it applies).
 
     \b
     Examples:
@@ -414,7 +466,18 @@ def analyse(position: Position, opponents: str, method: str, samples: int,
       nimmt analyse example --opponents worst --format json
       nimmt analyse example-standard --samples 5000 --seed 1 --time-limit 10
       nimmt analyse example --opponents nash --both-sides --verify
+      nimmt analyse example-draft-start --samples 10000 --seed 1
     """
+    from nimmt.solver.draft import DraftPosition
+
+    if isinstance(position, DraftPosition):
+        if turn is not None:
+            _usage("--turn applies to positions in a round, not to draft positions; drop it")
+        analyse_draft_command(position, method, samples, time_limit, max_nodes, workers,
+                              drafters, round_bots, fmt, seed)
+        return
+    if drafters is not None or round_bots is not None:
+        _usage("--drafters and --round apply to draft positions (phase=draft); drop them")
     if opponents == Model.NASH and method == Method.MONTECARLO:
         _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
                "solved exactly); drop --method, or use --opponents random")
@@ -538,6 +601,102 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
     click.echo(tabulate(rows, headers=["card", unit, "P(take now)", "cows now", "later"],
                         tablefmt="github" if fmt == "markdown" else "simple",
                         disable_numparse=True, colalign=["left"] + ["right"] * 4))
+
+
+# ---------------------------------------------------------------- the logic draft
+
+DRAFT_ONLY_FLAGS = ("opponents", "memory", "both_sides", "verify")
+
+
+def _seat_list(names: tuple[str, ...]) -> str:
+    if len(set(names)) == 1:
+        return f"{names[0]} (every seat)"
+    return ", ".join(f"p{i} {b}" for i, b in enumerate(names, 1))
+
+
+def render_draft_analysis(result, tablefmt: str) -> str:
+    """A draft analysis as a table (``tablefmt``: a tabulate format), best card first."""
+    from nimmt.solver.rules import card_cows
+
+    d = result.draft
+    mc = result.method == "montecarlo"
+    lines = [f"logic draft, {d.players} players, {d.placement} placement, pick "
+             f"{d.picks_done + 1} of {10 * d.players} ({d.order} from player {d.start}), "
+             f"{plural(len(d.pool), 'card')} open; expected cows in the round after the draft",
+             f"drafters: {_seat_list(result.drafters)}; round: {_seat_list(result.round_bots)}",
+             f"method: {result.method} ({result.reason}); {result.seconds:.3f} s"
+             + (f"; seed {result.seed}" if mc else "")]
+    if mc:
+        lines.append(f"samples: {result.cards[0].samples:,} per card")
+    lines.append(f"the figures: {result.quantity}")
+    if not result.complete:
+        lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
+    headers = ["card", "cows on it", "expected cows", "regret"]
+    headers += ["± stderr", "95% interval"] if mc else []
+    headers += ["others' cows"]
+    rows = []
+    for c in result.cards:
+        row = [str(c.card), str(card_cows(c.card)), f"{c.value:.3f}", f"{c.regret:.3f}"]
+        if mc:
+            row += [f"{c.stderr:.3f}", f"[{c.ci95[0]:.3f}, {c.ci95[1]:.3f}]"]
+        rows.append(row + [f"{c.others:.3f}"])
+    table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
+                     colalign=["left"] + ["right"] * (len(headers) - 1))
+    from nimmt.solver.montecarlo import Z95
+
+    best = result.cards[0]
+    tied = [c.card for c in result.cards if c.regret <= 1e-9]
+    verdict = f"best: {', '.join(map(str, tied))} (expected cows {best.value:.3f}"
+    verdict += f" ± {Z95 * best.stderr:.3f})" if mc else ")"
+    rest = [c for c in result.cards if c.regret > 1e-9]
+    if mc:
+        noisy = [c for c in rest if c.regret <= Z95 * c.regret_stderr]
+        if noisy:
+            shown = ", ".join(str(c.card) for c in noisy[:8]) + (", ..." if len(noisy) > 8
+                                                                 else "")
+            verdict += (f"; within the noise (95% interval of the difference holds 0): "
+                        f"{shown}")
+        elif rest:
+            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
+                        f"{Z95 * rest[0].regret_stderr:.3f} more")
+    elif rest:
+        verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
+    if tablefmt == "github":
+        return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
+    return "\n".join(lines + ["", table, "", verdict])
+
+
+def analyse_draft_command(draft, method: str, samples: int, time_limit: float | None,
+                          max_nodes: int | None, workers: int | None, drafters: str | None,
+                          round_bots: str | None, fmt: str, seed: int | None) -> None:
+    """``nimmt analyse DRAFT-POSITION``."""
+    from click.core import ParameterSource
+
+    from nimmt.solver.draftsearch import DEFAULT_MAX_ROUNDS, analyse_draft
+
+    ctx = click.get_current_context()
+    given = [name for name in DRAFT_ONLY_FLAGS
+             if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    if given:
+        flags = " and ".join(flag_of(name) for name in given)
+        _usage(f"{flags} appl{'ies' if len(given) == 1 else 'y'} to positions after the draft; "
+               "a draft position is analysed with --drafters and --round")
+    used_seed = _fresh_seed(seed)
+    progress = LazyProgress(samples, "samples per card")
+    exact_bar = LazyProgress(len(draft.pool), "cards enumerated")
+    try:
+        result = analyse_draft(draft, drafters=drafters, round_bots=round_bots, method=method,
+                               samples=samples, seed=used_seed, time_limit=time_limit,
+                               max_rounds=DEFAULT_MAX_ROUNDS if max_nodes is None else max_nodes,
+                               progress=progress, workers=workers or 1,
+                               exact_progress=exact_bar)
+    finally:
+        exact_bar.close()
+        progress.close()
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_draft_analysis(result, "github" if fmt == "markdown" else "simple"))
 
 
 # ---------------------------------------------------------------- tree
@@ -706,27 +865,70 @@ def _bot_specs(text: str, players: int | None) -> list:
 @click.option("--bots", default="random", show_default=True,
               help="Bots that play the turns before, one per seat or one for all (" + BOTS_HELP
               + ").")
+@click.option("--phase", type=click.Choice(["round", "draft"]), default="round",
+              show_default=True,
+              help="logic: draft deals a draft position (the draft under way) instead.")
+@click.option("--picks-done", type=click.IntRange(0, 99), default=0, show_default=True,
+              help="--phase draft: picks made before yours (the seats are numbered so that "
+                   "you, player 1, pick next).")
+@click.option("--order", type=click.Choice(["round-robin", "snake"]), default="round-robin",
+              show_default=True, help="--phase draft: the draft order.")
+@click.option("--drafters", default=None,
+              help="logic: who drafts, one per seat or one for all: random (default), fewest, "
+                   "cheap, evaluate.")
 @seed_option
-def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
-         seed: int | None) -> None:
+def deal(variant: str, players: int, placement: str, cards_left: int, bots: str, phase: str,
+         picks_done: int, order: str, drafters: str | None, seed: int | None) -> None:
     """Print a random legal position in the notation.
 
     With --cards-left K < 10, bots (random by default; rule-following row choices for
     the rule-of-thumb ones) first play 10-K turns and the cards they took are listed in
-    gone. The output goes straight into the other commands.
+    gone. The output goes straight into the other
+    commands. Logic variant: --phase draft --picks-done N prints a draft position.
 
     \b
-    Example:
+    Examples:
       nimmt deal --variant tactical --players 3 --cards-left 4 --seed 7
+      nimmt deal --variant logic --players 2 --phase draft --picks-done 8 --seed 3
     """
+    from click.core import ParameterSource
+
     from nimmt.solver.arena import deal_with_bots
 
-    rules = Rules(variant, players, placement)
+    ctx = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+
+    if variant != Variant.LOGIC and (phase == "draft" or drafters is not None):
+        _usage("--phase draft and --drafters apply to --variant logic (the drafted variant)")
+    if phase != "draft" and (given("picks_done") or given("order")):
+        _usage("--picks-done and --order apply to --phase draft")
+    if phase == "draft" and given("cards_left"):
+        _usage("--cards-left applies to --phase round (a draft position has no turns played)")
+    if phase == "draft" and given("bots"):
+        _usage("--bots applies to --phase round (a draft position has no turns played)")
     specs = _bot_specs(bots, players)
+    if drafters is not None and any(s.searches for s in specs):
+        _usage("--drafters works with the rule-of-thumb bots (random, closest, lowkeeper, "
+               "dumper) for now; drop --drafters or name rule-of-thumb bots")
     used = _fresh_seed(seed)
+    rules = Rules(variant, players, placement)
+    if phase == "draft":
+        from nimmt.solver.draft import format_draft
+        from nimmt.solver.draftsearch import deal_draft
+
+        text = format_draft(deal_draft(rules, picks_done, used, drafters, order))
+    elif drafters is not None:
+        from nimmt.solver.draftsearch import deal_logic_position
+
+        text = format_position(deal_logic_position(rules, cards_left, used, drafters,
+                                                   [s.name for s in specs]))
+    else:
+        text = format_position(deal_with_bots(rules, cards_left, used, specs))
     if seed is None:  # stdout is the position alone: the seed drawn goes to stderr
         click.echo(f"nimmt: seed {used} (give --seed {used} to deal this again)", err=True)
-    click.echo(format_position(deal_with_bots(rules, cards_left, used, specs)))
+    click.echo(text)
 
 
 # ---------------------------------------------------------------- simulate
@@ -747,11 +949,14 @@ def _interval(e) -> str:
 @click.option("--threshold", type=click.IntRange(1, 10_000), default=DEFAULT_THRESHOLD,
               show_default=True, help="A game ends when a total reaches this.")
 @click.option("--one-round", is_flag=True, help="Each game is a single round.")
+@click.option("--drafters", default=None,
+              help="logic: who drafts each round, one per seat or one for all: random, "
+                   "fewest, cheap, evaluate (default: random for a random bot, else fewest).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @seed_option
 def simulate(variant: str, players: int, placement: str, bots: str, games: int, threshold: int,
-             one_round: bool, fmt: str, seed: int | None) -> None:
+             one_round: bool, drafters: str | None, fmt: str, seed: int | None) -> None:
     """Play many games between bots and report cows, totals and win rates.
 
     Intervals are 95% (normal approximation over games); a shared win counts
@@ -770,13 +975,24 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
 
     rules = Rules(variant, players, placement, threshold, one_round)
     specs = _bot_specs(bots, players)
+    draft_names = None
+    if drafters is not None:  # ---- the logic draft
+        if variant != Variant.LOGIC:
+            _usage("--drafters applies to --variant logic (the drafted variant)")
+        if any(s.searches for s in specs):
+            _usage("--drafters works with the rule-of-thumb bots (random, closest, lowkeeper, "
+                   "dumper) for now; drop --drafters or name rule-of-thumb bots")
+        from nimmt.solver.draftsearch import DEFAULT_DRAFTER, DRAFTERS, seat_names
+
+        draft_names = list(seat_names(drafters, players, "drafters", DEFAULT_DRAFTER,
+                                      DRAFTERS))
     progress = LazyProgress(games, "games")
     try:
         if any(s.searches for s in specs):  # the Python game loop
             result = simulate_bots(rules, specs, games, _fresh_seed(seed), progress=progress)
         else:
             result = run(rules, [s.name for s in specs], games, _fresh_seed(seed),
-                         progress=progress)
+                         progress=progress, drafters=draft_names)
     finally:
         progress.close()
     if fmt == "json":
@@ -786,7 +1002,8 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
              _interval(s.win_rate)] for s in result.seats]
     click.echo(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
                f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
-               + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game")
+               + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
+               + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
     if not result.complete:
         click.echo(f"stopped early: {result.games:,} of {plural(result.games_asked, 'game')}")
     click.echo(tabulate(rows, headers=["seat", "bot", "cows/round [95%]", "final total [95%]",
@@ -802,6 +1019,7 @@ def simulation_json(result) -> dict:
     return {"variant": result.rules.variant, "players": result.rules.players,
             "placement": result.rules.placement, "threshold": result.rules.threshold,
             "one_round": result.rules.one_round, "seed": result.seed, "games": result.games,
+            **({"drafters": list(result.drafters)} if result.drafters else {}),
             "games_asked": result.games_asked, "seconds": result.seconds,
             "games_per_second": result.games_per_second, "mean_rounds": result.mean_rounds,
             "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),

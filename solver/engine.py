@@ -440,6 +440,15 @@ def _play_games(first_game, game_count, n, deck_size, logic, professional, thres
         rounds[j] = played
 
 
+# ---------------------------------------------------------------- the logic draft's kernels
+# Public names of the round kernels that solver/draftkernels.py builds on (the draft's
+# analysis and whole logic rounds), so that no rule is written twice.
+draft_pick = _draft_pick
+play_round = _play_round
+start_row = _start_row
+__all__ += ["draft_pick", "play_round", "start_row"]
+
+
 # ---------------------------------------------------------------- Python API
 
 Rows = tuple[tuple[int, ...], ...]

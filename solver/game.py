@@ -105,6 +105,7 @@ class SimulationResult:
     seconds: float
     mean_rounds: float
     seats: tuple[SeatStats, ...]
+    drafters: tuple[str, ...] | None = None  # logic: the named drafters (None: the engine's)
 
     @property
     def games_per_second(self) -> float:
@@ -124,8 +125,11 @@ def win_shares(totals: np.ndarray) -> np.ndarray:
 
 def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
              progress: Callable[[int], None] | None = None, chunk_seconds: float = 0.2,
-             max_rounds: int = 10_000) -> SimulationResult:
+             max_rounds: int = 10_000,
+             drafters: Sequence[str] | None = None) -> SimulationResult:
     """Play ``games`` games with one bot per seat; Ctrl-C stops and returns what was played.
+    Logic variant: ``drafters`` (one per seat) draft each round (draftsearch.py); without
+    them the engine drafts (random for a random bot, else the fewest cows).
 
     >>> r = simulate(Rules("tactical", 2, one_round=True), ["random", "closest"], 2000, seed=1)
     >>> r.games, len(r.seats)
@@ -141,16 +145,26 @@ def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
     totals = np.zeros((games, rules.players), np.int64)
     rounds = np.zeros(games, np.int64)
     done, chunk = 0, 1024
-    engine.play_games(0, 1, rules.players, rules.deck_size, logic, rules.professional,
-                      rules.threshold, True, codes, seed)  # load the compiled kernel first
+
+    def play(first: int, size: int, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+        if drafters is not None:  # ---- the logic draft by named drafters
+            from .draftsearch import play_logic_games
+
+            return play_logic_games(rules, drafters, bots, first, size, seed, max_rounds)
+        return engine.play_games(first, size, rules.players, rules.deck_size, logic,
+                                 rules.professional, rules.threshold, rules.one_round, codes,
+                                 seed, max_rounds=max_rounds)
+
+    if drafters is not None and not logic:
+        raise NimmtError("drafters apply to the logic variant (the drafted deck)")
+    play(0, 1, Rules(rules.variant, rules.players, rules.placement, rules.threshold,
+                     True))  # load the compiled kernel first
     start = time.perf_counter()
     try:
         while done < games:
             size = min(chunk, games - done)
             t0 = time.perf_counter()
-            totals[done:done + size], rounds[done:done + size] = engine.play_games(
-                done, size, rules.players, rules.deck_size, logic, rules.professional,
-                rules.threshold, rules.one_round, codes, seed, max_rounds=max_rounds)
+            totals[done:done + size], rounds[done:done + size] = play(done, size, rules)
             done += size
             if progress:
                 progress(size)
@@ -167,4 +181,5 @@ def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
                   Estimate.of(totals[:, p].astype(float)), Estimate.of(shares[:, p]))
         for p in range(rules.players))
     return SimulationResult(rules, tuple(bots), seed, done, games, seconds,
-                            float(rounds.mean()) if done else math.nan, seats)
+                            float(rounds.mean()) if done else math.nan, seats,
+                            tuple(drafters) if drafters is not None else None)

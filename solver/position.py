@@ -36,7 +36,8 @@ from .rules import (
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from .engine import TurnOutcome
 
-__all__ = ["EXAMPLES", "KEYS", "Position", "format_position", "load_position", "parse_position",
+__all__ = ["EXAMPLES", "KEYS", "Position", "field_cards", "field_name", "field_number",
+           "format_position", "load_fields", "load_position", "notation_fields", "parse_position",
            "position_from_mapping"]
 
 # Built-in positions, usable wherever a POSITION is asked for (dealt by `nimmt deal`).
@@ -453,6 +454,35 @@ def _cards(key: str, text: str) -> Hand:
     return tuple(_whole(key, c, what) for c in items)
 
 
+def field_cards(key: str, value: Any) -> Hand:
+    """A card list of the notation (``1,15,22``) or of JSON (a list of whole numbers)."""
+    if isinstance(value, str):
+        return _cards(key, value)
+    if isinstance(value, list) and all(_is_int(c) for c in value):
+        return tuple(value)
+    raise NimmtError(f"{key} must be a list of card numbers (whole numbers), "
+                     f"got {cut(json.dumps(value))}")
+
+
+def field_number(key: str, value: Any) -> int:
+    """A whole number of the notation (ASCII digits) or of JSON (not true, not 2.5)."""
+    if isinstance(value, str):
+        return _whole(key, value, "is not a whole number; write it in digits 0-9, "
+                                  "e.g. players=3")
+    if _is_int(value):
+        return value
+    raise NimmtError(f"{key}={cut(json.dumps(value))} is not a whole number; "
+                     "give e.g. players=3")
+
+
+def field_name(key: str, value: Any, default: str) -> str:
+    """A name (variant, placement, ...): a string."""
+    if not isinstance(value, str):
+        raise NimmtError(f"{key} must be a name, e.g. {key}={default}; got "
+                         f"{cut(json.dumps(value))}")
+    return value
+
+
 def position_from_mapping(data: Mapping[str, Any]) -> Position:
     """Build from key -> value: strings as in the notation, or JSON values: whole numbers
     (not true/false, not 2.5), lists of card numbers, ``rows`` a list of 4 lists."""
@@ -461,30 +491,13 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
         raise NimmtError(f"unknown key {clip(unknown[0])}; keys are {', '.join(KEYS)}, p2..p10")
 
     def cards(key):
-        value = data[key]
-        if isinstance(value, str):
-            return _cards(key, value)
-        if isinstance(value, list) and all(_is_int(c) for c in value):
-            return tuple(value)
-        raise NimmtError(f"{key} must be a list of card numbers (whole numbers), "
-                         f"got {cut(json.dumps(value))}")
+        return field_cards(key, data[key])
 
     def number(key):
-        value = data[key]
-        if isinstance(value, str):
-            return _whole(key, value, "is not a whole number; write it in digits 0-9, "
-                                      "e.g. players=3")
-        if _is_int(value):
-            return value
-        raise NimmtError(f"{key}={cut(json.dumps(value))} is not a whole number; "
-                         "give e.g. players=3")
+        return field_number(key, data[key])
 
     def name(key, default):
-        value = data.get(key, default)
-        if not isinstance(value, str):
-            raise NimmtError(f"{key} must be a name, e.g. {key}={default}; got "
-                             f"{cut(json.dumps(value))}")
-        return value
+        return field_name(key, data.get(key, default), default)
 
     for key in ("players", "rows", "hand"):
         if key not in data:
@@ -519,6 +532,12 @@ LIST_KEYS = ("rows", "hand", "gone", "scores") + HAND_KEYS
 
 def parse_position(text: str) -> Position:
     """Parse the notation; raises NimmtError naming the problem and the fix."""
+    return position_from_mapping(notation_fields(text))
+
+
+def notation_fields(text: str) -> dict[str, str]:
+    """The notation's tokens as key -> value (each key once); raises NimmtError naming the
+    problem and the fix."""
     data: dict[str, str] = {}
     last = ""
     for token in text.split():
@@ -537,7 +556,7 @@ def parse_position(text: str) -> Position:
     if not data:
         raise NimmtError("empty position; write for example players=2 rows=3/20/41/50 "
                          "hand=1,15,22")
-    return position_from_mapping(data)
+    return data
 
 
 def format_position(position: Position) -> str:
@@ -565,16 +584,22 @@ def load_position(argument: str) -> Position:
     """A POSITION argument: the notation, a built-in example's name, or the path of a
     JSON file with the same keys. An example's name wins over a file of that name (write
     ``./example`` for the file; a note on stderr says so)."""
+    return position_from_mapping(load_fields(argument))
+
+
+def load_fields(argument: str, examples: Mapping[str, str] = EXAMPLES) -> dict[str, Any]:
+    """A POSITION argument's keys and values (``load_position`` builds them): the notation,
+    a built-in example's name (from ``examples``), or a JSON file with the same keys."""
     from .fileio import note, read_json
 
-    if argument.strip() in EXAMPLES:
+    if argument.strip() in examples:
         if os.path.lexists(argument):
             note(f"{argument} is the built-in example; write ./{argument} to read the file "
                  "of that name")
-        return parse_position(EXAMPLES[argument.strip()])
+        return dict(notation_fields(examples[argument.strip()]))
     if argument.strip().endswith(".json") or (os.path.lexists(argument) and "=" not in argument):
         data = read_json(argument, "position file", POSITION_FILE_LIMIT)
         if not isinstance(data, dict):
             raise NimmtError(f"{argument} must hold a JSON object with the position's keys")
-        return position_from_mapping(data)
-    return parse_position(argument)
+        return data
+    return dict(notation_fields(argument))

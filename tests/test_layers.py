@@ -42,10 +42,13 @@ LAYERS = {
     "solver.kernel_cache": 0, "solver.fileio": 0, "solver.reference": 0,
     # numba kernels (turns, statekey and table: the search redesign's kernel modules)
     "solver.engine": 1, "solver.turns": 1, "solver.statekey": 1, "solver.table": 1,
+    "solver.draftkernels": 1,  # the logic draft's kernels (over the engine's)
     # the Position value
     "solver.position": 2,
+    "solver.draft": 2,  # the draft position (over Position's notation)
     # the searches
     "solver.exact": 3, "solver.montecarlo": 3, "solver.nash": 3,
+    "solver.draftsearch": 3,  # the draft's analysis, draft bots, whole logic rounds
     # built on the searches: principal lines, decision trees, whole games, drawings
     "solver.line": 4, "solver.tree": 4, "solver.game": 4, "solver.render": 4,
     # every search result adapted into Analysis
