@@ -106,8 +106,8 @@ def _exact_value(table, owner, deck_size, known_count, hidden_count, professiona
     if found:
         stats[HITS] += 1
         return value
-    search_state(table, owner, deck_size, known_count, hidden_count, professional, MODEL_RANDOM,
-                 -1, memo, layout, stats, max_resolved, result)
+    search_state(table, owner, deck_size, known_count, hidden_count, professional,
+                 np.int64(MODEL_RANDOM), np.int64(-1), memo, layout, stats, max_resolved, result)
     if not stats[ABORTED]:
         entries = memo[0]  # maybe doubled by the search
         memo_store(memo, entries, entries.view(np.float64), words, width, result[0], stats)
@@ -180,7 +180,7 @@ def _play_turn(table, owner, card, deck_size, known_count, hidden_count, profess
         cards[1 + j] = known[j, rng_below(rng, size)]
         tags[1 + j] = 2 + j
     if hidden_count:
-        pool_count = cards_of(owner, deck_size, OWNER_POOL, pool)
+        pool_count = cards_of(owner, deck_size, np.int64(OWNER_POOL), pool)
         for t in range(hidden_count):  # partial Fisher-Yates
             u = t + rng_below(rng, pool_count - t)
             pool[t], pool[u] = pool[u], pool[t]
@@ -203,9 +203,9 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
     total, first_now = 0.0, 0.0
     turn = 0
     while True:
-        k = cards_of(owner, deck_size, OWNER_P1, hand)
+        k = cards_of(owner, deck_size, np.int64(OWNER_P1), hand)
         if turn > 0:
-            card = hand[pick_card(BOT_CLOSEST, hand, k, table, professional, bot_rng)]
+            card = hand[pick_card(np.int64(BOT_CLOSEST), hand, k, table, professional, bot_rng)]
         exact_child = k - 1 <= exact_depth
         value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
                                 professional, exact_child and k > 1, rng, memo, layout, stats,
@@ -277,7 +277,7 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
             continue
         total, turn = 0.0, 0
         while True:
-            k = cards_of(owner, deck_size, OWNER_P1, hand)
+            k = cards_of(owner, deck_size, np.int64(OWNER_P1), hand)
             if turn > 0 and k > 1:
                 card_now = hand[_rollout_index(hand, k, table, owner, deck_size, known_count,
                                                hidden_count, professional, exact_depth,
@@ -307,7 +307,7 @@ def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, prof
     for i in range(cards.shape[0]):
         _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional,
                     cards[i], i, first_sample, sample_count, exact_depth, rollouts, seed,
-                    memo, layout, stats, 1 << 62, values[i], cows_now[i])
+                    memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i])
 
 
 @dataclass(frozen=True)
