@@ -861,7 +861,7 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
         progress.close()
     text = (json.dumps(result.to_json(), indent=2) if fmt == "json"
             else render_arena(result, "github" if fmt == "markdown" else "simple"))
-    if output:
+    if output and output != "-":
         from nimmt.solver.fileio import atomic_write_text
 
         atomic_write_text(output, text + "\n")
