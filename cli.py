@@ -690,7 +690,8 @@ def rules_options(f: Callable) -> Callable:
 
 
 BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper; search-backed: expecti, "
-             "paranoid, nash, mcs; parameters after a colon, e.g. expecti:samples=500,time=0.2")
+             "paranoid, nash, mcs, ismcts; parameters after a colon, e.g. "
+             "expecti:samples=500,time=0.2")
 
 
 def _bot_specs(text: str, players: int | None) -> list:
