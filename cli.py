@@ -849,7 +849,8 @@ def rules_options(f: Callable) -> Callable:
 
 
 BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper; search-backed: expecti, "
-             "paranoid, nash, mcs; parameters after a colon, e.g. expecti:samples=500,time=0.2")
+             "paranoid, nash, mcs, ismcts; parameters after a colon, e.g. "
+             "expecti:samples=500,time=0.2")
 
 
 def _bot_specs(text: str, players: int | None) -> list:
@@ -1079,7 +1080,7 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
         progress.close()
     text = (json.dumps(result.to_json(), indent=2) if fmt == "json"
             else render_arena(result, "github" if fmt == "markdown" else "simple"))
-    if output:
+    if output and output != "-":
         from nimmt.solver.fileio import atomic_write_text
 
         atomic_write_text(output, text + "\n")

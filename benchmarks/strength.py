@@ -5,7 +5,8 @@
 Settings (one round each, duplicate deals: every deal replayed in every seat rotation):
   2p  tactical, 2 players: every listed pair plays its own duplicate match;
   4p  tactical, 4 players: two tables of four bots;
-  3p  logic, 3 players: one table of three bots.
+  3p  logic, 3 players: one table of three bots;
+  2p-ismcts, 4p-ismcts, 3p-ismcts: the tree search against the others (fitted apart).
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -38,6 +39,11 @@ SETTINGS = {
     "4p": (Rules("tactical", 4, one_round=True), [
         "expecti,closest,lowkeeper,dumper", "expecti,mcs,paranoid,random"]),
     "3p": (Rules("logic", 3, one_round=True), ["expecti,mcs,closest"]),
+    # the tree search, measured on its own (run with --only 2p-ismcts,4p-ismcts,3p-ismcts)
+    "2p-ismcts": (Rules("tactical", 2, one_round=True), [
+        "ismcts,random", "ismcts:iterations=1000,random", "ismcts,expecti", "ismcts,mcs"]),
+    "4p-ismcts": (Rules("tactical", 4, one_round=True), ["ismcts,expecti,mcs,closest"]),
+    "3p-ismcts": (Rules("logic", 3, one_round=True), ["ismcts,expecti,mcs"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200

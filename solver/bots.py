@@ -32,6 +32,12 @@ Bots (README's bot table):
   with every player (itself included) playing uniformly random cards and rule-following
   rows, the hidden hands dealt from the pool; the card with the fewest mean cows
   (a numba kernel over the engine's rule steps). Row choices rule-following.
+* ``ismcts``: information-set Monte Carlo tree search for simultaneous moves: each of
+  ``iterations`` iterations deals the hidden hands from the pool, descends a tree of joint
+  turns where every player picks its card by UCB over its own statistics at the node
+  (decoupled UCT, availability-counted), adds a node, plays the rest at random and backs
+  up each player's own cows; the most visited card at the root (a numba kernel). Row
+  choices rule-following.
 
 Every bot is deterministic for its seed when its budget is counted (nodes, samples,
 playouts); a ``time`` budget makes a decision depend on the machine's speed.
@@ -60,7 +66,7 @@ __all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "De
            "row_choices", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
-SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs")
+SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
 BOT_NAMES = RULE_BOTS + SEARCH_BOTS
 
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None)}
@@ -71,9 +77,10 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     "paranoid": dict(_EXPECTI),
     "nash": {"k": (int, 7), **_EXPECTI},
     "mcs": {"playouts": (int, 1000), "time": (float, None)},
+    "ismcts": {"iterations": (int, 10000), "time": (float, None)},
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
-          "k": (1, HAND_SIZE), "playouts": (1, 10**9)}
+          "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7)}
 
 
 # ---------------------------------------------------------------- names
@@ -443,9 +450,159 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
             sums[i] += cows
 
 
+ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
+REWARD_SCALE = 10.0
+
+
+class TreeSearchBot(Bot):
+    """Information-set Monte Carlo tree search for simultaneous moves (module docstring)."""
+
+    def visits(self, position: Position) -> dict[int, float]:
+        k, n = position.cards_left, position.players
+        hands = np.zeros((n, HAND_SIZE), np.int64)
+        hidden = np.zeros(n, np.int64)
+        for p, h in enumerate(position.hands):
+            if h is None:
+                hidden[p] = 1
+            else:
+                hands[p, :k] = h
+        pool = np.asarray(position.pool, np.int64)
+        table = engine.row_table(position.rows)
+        iterations, seconds = self.params["iterations"], self.params["time"]
+        size = iterations + 1
+        deck = position.deck_size + 1
+        stats = np.zeros((size, n, deck, 3))  # visits, reward sum, availability
+        links = np.full((size, 2), -1, np.int64)  # first child, next sibling
+        actions = np.zeros((size, n), np.int64)
+        used = np.ones(1, np.int64)
+        seed = self.next_seed()
+        start, done, chunk = time.perf_counter(), 0, 64
+        while done < iterations:
+            count = min(chunk, iterations - done)
+            ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
+                              done, count, stats, links, actions, used)
+            done += count
+            chunk *= 2
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+        return {c: float(stats[0, 0, c, 0]) for c in position.hand}
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        visits = self.visits(position)
+        return planned(position, max(visits, key=lambda c: (visits[c], -c)))
+
+
+@jit
+def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
+                      stats, links, actions, used):
+    """Iterations first..first+count-1 of the tree search: each deals the hidden hands
+    from the pool (a determinisation), descends the tree of joint turns choosing each
+    player's card by UCB over that player's own statistics at the node (decoupled UCT;
+    a card's availability counts the visits where its owner held it), adds one node,
+    plays the rest at random (rule-following rows), and backs each player's cows up the
+    path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
+    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes."""
+    table = np.empty_like(table0)
+    hands = np.empty_like(hands0)
+    pool = np.empty_like(pool0)
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    cows = np.zeros(n, np.int64)
+    path = np.zeros(k, np.int64)
+    path_cards = np.zeros((k, n), np.int64)
+    rng = np.zeros(1, np.uint64)
+    for j in range(first, first + count):
+        rng[0] = rng_seed(seed, j)
+        table[:, :] = table0
+        hands[:, :] = hands0
+        pool[:] = pool0
+        remaining = pool.shape[0]
+        for p in range(n):
+            if hidden[p]:
+                for c in range(k):
+                    x = rng_below(rng, remaining)
+                    hands[p, c] = pool[x]
+                    remaining -= 1
+                    pool[x] = pool[remaining]
+        cows[:] = 0
+        node = 0
+        depth = 0
+        for turn in range(k):
+            left = k - turn
+            in_tree = node >= 0
+            for p in range(n):
+                if in_tree:
+                    best, best_score, untried = 0, -1e300, 0
+                    for i in range(left):
+                        c = hands[p, i]
+                        stats[node, p, c, 2] += 1.0
+                        if stats[node, p, c, 0] == 0.0:
+                            untried += 1
+                    if untried:
+                        pick = rng_below(rng, untried)
+                        for i in range(left):
+                            if stats[node, p, hands[p, i], 0] == 0.0:
+                                if pick == 0:
+                                    best = i
+                                    break
+                                pick -= 1
+                    else:
+                        for i in range(left):
+                            c = hands[p, i]
+                            v = stats[node, p, c, 0]
+                            score = (stats[node, p, c, 1] / v
+                                     + ISMCTS_C * np.sqrt(np.log(stats[node, p, c, 2]) / v))
+                            if score > best_score:
+                                best, best_score = i, score
+                    x = best
+                else:
+                    x = rng_below(rng, left)
+                cards[p] = hands[p, x]
+                hands[p, x] = hands[p, left - 1]
+            if in_tree:
+                path[depth] = node
+                for p in range(n):
+                    path_cards[depth, p] = cards[p]
+                depth += 1
+                child = links[node, 0]
+                while child >= 0:
+                    same = True
+                    for p in range(n):
+                        if actions[child, p] != cards[p]:
+                            same = False
+                            break
+                    if same:
+                        break
+                    child = links[child, 1]
+                if child < 0 and used[0] < stats.shape[0]:
+                    child = used[0]
+                    used[0] += 1
+                    for p in range(n):
+                        actions[child, p] = cards[p]
+                    links[child, 1] = links[node, 0]
+                    links[node, 0] = child
+                    node = -1  # expanded: the rest is a random playout
+                else:
+                    node = child
+            for p in range(n):
+                owners[p] = p
+            turns.sort_turn(cards, owners, n)
+            for a in range(n):
+                cows[owners[a]] += turns.play_option(table, cards[a], professional,
+                                                     turns.RULE_OPTION)
+        for d in range(depth):
+            for p in range(n):
+                c = path_cards[d, p]
+                stats[path[d], p, c, 0] += 1.0
+                stats[path[d], p, c, 1] -= cows[p] / REWARD_SCALE
+
+
 BOT_CLASSES: dict[str, type[Bot]] = {
     **{name: RuleBot for name in RULE_BOTS},
     "expecti": ExpectiBot, "paranoid": ParanoidBot, "nash": NashBot, "mcs": MonteCarloBot,
+    "ismcts": TreeSearchBot,
 }
 
 

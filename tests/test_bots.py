@@ -74,7 +74,7 @@ POSITIONS = ["example", "example-3p", "example-pro", "example-logic", "example-s
 def test_every_bot_plays_a_card_of_its_hand(name, position):
     p = load_position(position)
     budget = {"expecti": ":samples=20", "paranoid": ":samples=20", "nash": ":samples=20",
-              "mcs": ":playouts=50"}.get(name, "")
+              "mcs": ":playouts=50", "ismcts": ":iterations=200"}.get(name, "")
     d = make_policy(name + budget, seed=3).choose(p)
     assert d.card in p.hand
     assert -1 <= d.take_row < ROW_COUNT and -1 <= d.tie_side <= 1
@@ -155,7 +155,8 @@ def test_mcs_values_are_random_playouts():
             assert values[card] == pytest.approx(value, abs=0.15)
 
 
-@pytest.mark.parametrize("name", ["mcs:playouts=200", "expecti:samples=30"])
+@pytest.mark.parametrize("name", ["mcs:playouts=200", "expecti:samples=30",
+                                  "ismcts:iterations=300"])
 def test_bots_are_deterministic_for_a_seed(name):
     p = load_position("example-standard")
     first = [make_policy(name, seed=9).choose(p).card for _ in range(2)]
@@ -239,3 +240,13 @@ def test_analyse_turn_on_the_command_line(runner):
     for bad in ("4,x", "14,13", "4", "4,5"):
         line = assert_one_line_error(invoke(runner, "analyse", "example", "--turn", bad))
         assert "--turn" in line or "cannot play" in line or "one card per player" in line
+
+
+def test_ismcts_counts_its_iterations_at_the_root():
+    p = load_position("example-3p")
+    bot = make_policy("ismcts:iterations=500", seed=1)
+    visits = bot.visits(p)
+    assert set(visits) == set(p.hand) and sum(visits.values()) == 500
+    best = max(visits, key=lambda c: (visits[c], -c))
+    assert make_policy("ismcts:iterations=500", seed=1).choose(p).card == best
+
