@@ -910,9 +910,6 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
     if phase == "draft" and given("bots"):
         _usage("--bots applies to --phase round (a draft position has no turns played)")
     specs = _bot_specs(bots, players)
-    if drafters is not None and any(s.searches for s in specs):
-        _usage("--drafters works with the rule-of-thumb bots (random, closest, lowkeeper, "
-               "dumper) for now; drop --drafters or name rule-of-thumb bots")
     used = _fresh_seed(seed)
     rules = Rules(variant, players, placement)
     if phase == "draft":
@@ -920,13 +917,13 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
         from nimmt.solver.draftsearch import deal_draft
 
         text = format_draft(deal_draft(rules, picks_done, used, drafters, order))
-    elif drafters is not None:
+    elif drafters is not None and all(not s.searches for s in specs):
         from nimmt.solver.draftsearch import deal_logic_position
 
         text = format_position(deal_logic_position(rules, cards_left, used, drafters,
                                                    [s.name for s in specs]))
     else:
-        text = format_position(deal_with_bots(rules, cards_left, used, specs))
+        text = format_position(deal_with_bots(rules, cards_left, used, specs, drafters))
     if seed is None:  # stdout is the position alone: the seed drawn goes to stderr
         click.echo(f"nimmt: seed {used} (give --seed {used} to deal this again)", err=True)
     click.echo(text)

@@ -473,17 +473,19 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
                             float(rounds.mean()) if len(records) else math.nan, seats, draft)
 
 
-def deal_with_bots(rules: Rules, cards_left: int, seed: int, specs: Sequence[BotSpec]
-                   ) -> Position:
+def deal_with_bots(rules: Rules, cards_left: int, seed: int, specs: Sequence[BotSpec],
+                   drafters: Sequence[str] | str | None = None) -> Position:
     """``game.deal_position`` with any bots: the rule-of-thumb ones through the kernels
-    (the same position as before for a seed), others through this module's game loop."""
+    (the same position as before for a seed), others through this module's game loop
+    (logic: the hands drafted by ``drafters`` when named)."""
     from .game import deal_position
 
     if not 1 <= cards_left <= HAND_SIZE:
         raise NimmtError(f"cards_left={cards_left} is outside 1..10")
-    if all(not s.searches for s in specs):
+    draft = check_drafters(rules, drafters)
+    if draft is None and all(not s.searches for s in specs):
         return deal_position(rules, cards_left, seed, [s.name for s in specs])
-    rows, hands = deal_cards(rules, seed, 0, 0)
+    rows, hands = deal_cards(rules, seed, 0, 0, draft)
     policies = [make_policy(s, bot_seed(seed, p)) for p, s in enumerate(specs)]
     table = Table(rules, rows, hands, policies)
     table.play(HAND_SIZE - cards_left)

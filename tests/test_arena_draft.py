@@ -112,3 +112,15 @@ def test_bad_arena_drafters_give_one_line(runner, args, words):
     line = assert_one_line_error(invoke(runner, "arena", "--players", "2", "--bots",
                                         "closest,random", "--deals", "1", "--seed", "1", *args))
     assert words in line
+
+
+def test_deal_drafts_for_search_backed_bots(runner):
+    out = invoke(runner, "deal", "--variant", "logic", "--players", "2", "--cards-left", "9",
+                 "--bots", "expecti:nodes=20000,closest", "--drafters", "fewest", "--seed", "2")
+    assert_ok(out)
+    rows, hands = draft_round(LOGIC_2P, "fewest", 0, bot_seed(2, 0, 0))
+    dealt = set(rows) | {c for h in hands for c in h}
+    assert dealt == set(range(1, 25))
+    fields = dict(item.split("=") for item in out.output.split())
+    first_hand = {int(c) for c in fields["hand"].split(",")}
+    assert len(first_hand) == 9 and first_hand < set(hands[0])
