@@ -910,9 +910,6 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
     if phase == "draft" and given("bots"):
         _usage("--bots applies to --phase round (a draft position has no turns played)")
     specs = _bot_specs(bots, players)
-    if drafters is not None and any(s.searches for s in specs):
-        _usage("--drafters works with the rule-of-thumb bots (random, closest, lowkeeper, "
-               "dumper) for now; drop --drafters or name rule-of-thumb bots")
     used = _fresh_seed(seed)
     rules = Rules(variant, players, placement)
     if phase == "draft":
@@ -920,13 +917,13 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
         from nimmt.solver.draftsearch import deal_draft
 
         text = format_draft(deal_draft(rules, picks_done, used, drafters, order))
-    elif drafters is not None:
+    elif drafters is not None and all(not s.searches for s in specs):
         from nimmt.solver.draftsearch import deal_logic_position
 
         text = format_position(deal_logic_position(rules, cards_left, used, drafters,
                                                    [s.name for s in specs]))
     else:
-        text = format_position(deal_with_bots(rules, cards_left, used, specs))
+        text = format_position(deal_with_bots(rules, cards_left, used, specs, drafters))
     if seed is None:  # stdout is the position alone: the seed drawn goes to stderr
         click.echo(f"nimmt: seed {used} (give --seed {used} to deal this again)", err=True)
     click.echo(text)
@@ -980,9 +977,6 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
     if drafters is not None:  # ---- the logic draft
         if variant != Variant.LOGIC:
             _usage("--drafters applies to --variant logic (the drafted variant)")
-        if any(s.searches for s in specs):
-            _usage("--drafters works with the rule-of-thumb bots (random, closest, lowkeeper, "
-                   "dumper) for now; drop --drafters or name rule-of-thumb bots")
         from nimmt.solver.draftsearch import DEFAULT_DRAFTER, DRAFTERS, seat_names
 
         draft_names = list(seat_names(drafters, players, "drafters", DEFAULT_DRAFTER,
@@ -990,7 +984,8 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
     progress = LazyProgress(games, "games")
     try:
         if any(s.searches for s in specs):  # the Python game loop
-            result = simulate_bots(rules, specs, games, _fresh_seed(seed), progress=progress)
+            result = simulate_bots(rules, specs, games, _fresh_seed(seed), progress=progress,
+                                   drafters=draft_names)
         else:
             result = run(rules, [s.name for s in specs], games, _fresh_seed(seed),
                          progress=progress, drafters=draft_names)
@@ -1043,14 +1038,18 @@ def simulation_json(result) -> dict:
               help="Play each deal once (seats rotated by deal) instead of once per rotation.")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Worker processes (results are the same for a seed whatever the count).")
+@click.option("--drafters", default=None,
+              help="logic: the bots draft their hands, one drafter per bot (it follows the "
+                   "bot's seat) or one for all: random, fewest, cheap, evaluate (default: the "
+                   "hands are dealt at random).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]),
               default="table", show_default=True)
 @click.option("--output", "-o", type=OutputPath(), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
 @seed_option
 def arena(variant: str, players: int, placement: str, bots: str, deals: int, threshold: int,
-          one_round: bool, no_duplicate: bool, workers: int, fmt: str, output: str | None,
-          seed: int | None) -> None:
+          one_round: bool, no_duplicate: bool, workers: int, drafters: str | None, fmt: str,
+          output: str | None, seed: int | None) -> None:
     """Play bots against each other in duplicate deals and rate them.
 
     Each deal is replayed with the seats rotated so that each bot holds each hand.
@@ -1059,11 +1058,14 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     games with fewer cows than the other bot, ties half), a Bradley-Terry rating on
     the Elo scale (one bot anchored at 0; 95% bootstrap intervals over deals) and
     seconds per decision (mean and 95th percentile, forced last cards excluded).
-    Ctrl-C stops and reports the deals finished (exit status 130).
+    Ctrl-C stops and reports the deals finished (exit status 130). Logic variant:
+    --drafters makes the bots draft their hands (each bot keeps its drafter).
 
     \b
-    Example:
+    Examples:
       nimmt arena --players 4 --bots expecti,mcs,closest,random --deals 50 --one-round --seed 1
+      nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \
+        --deals 20 --one-round --seed 1
     """
     from nimmt.solver.arena import run_arena
 
@@ -1075,7 +1077,7 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     progress = LazyProgress(deals, "deals")
     try:
         result = run_arena(rules, specs, deals, used, duplicate=not no_duplicate,
-                           workers=workers, progress=progress)
+                           workers=workers, progress=progress, drafters=drafters)
     finally:
         progress.close()
     text = (json.dumps(result.to_json(), indent=2) if fmt == "json"
@@ -1100,6 +1102,9 @@ def render_arena(result, tablefmt: str) -> str:
             f"{rules.variant}, {rules.players} players, {rules.placement}, "
             + ("one round" if rules.one_round else f"to {rules.threshold}")
             + f"; seed {result.seed}; {result.seconds:.1f} s")
+    if result.drafters:
+        head += "\ndrafters: " + ", ".join(f"{b} drafts {d}"
+                                          for b, d in zip(result.bots, result.drafters))
     if not result.complete:
         head += f"\nstopped early: {result.deals} of {plural(result.deals_asked, 'deal')}"
     rows = [[s.bot, _interval(s.cows_per_round), _interval(s.win_rate),

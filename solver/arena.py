@@ -33,7 +33,8 @@ import numpy as np
 
 from . import engine, turns
 from .bots import Bot, BotSpec, Moment, make_policy
-from .errors import NimmtError
+from .draftsearch import DEFAULT_DRAFTER, DRAFTERS, draft_round, seat_names
+from .errors import NimmtError, param
 from .game import Estimate, SeatStats, SimulationResult, win_shares
 from .names import Variant
 from .position import Position, format_position
@@ -50,11 +51,16 @@ class ArenaError(NimmtError):
     """A bot broke the rules or failed: which bot, which seat, which position."""
 
 
-def deal_cards(rules: Rules, seed: int, deal: int, round_index: int
-               ) -> tuple[list[int], list[list[int]]]:
+def deal_cards(rules: Rules, seed: int, deal: int, round_index: int,
+               drafters: Sequence[str] | None = None) -> tuple[list[int], list[list[int]]]:
     """The 4 starting row cards and the hands of round ``round_index`` of deal ``deal``,
     from (seed, deal, round) alone. The logic variant's hands are dealt the same way (an
-    open draft by players picking at random gives every split with the same chance)."""
+    open draft by players picking at random gives every split with the same chance) unless
+    ``drafters`` names a drafter per seat: then they draft, round robin from seat
+    round_index mod n, as the engine's games do."""
+    if drafters is not None:
+        return draft_round(rules, drafters, round_index % rules.players,
+                           bot_seed(seed, deal, round_index))
     rng = np.random.default_rng([seed, deal, round_index])
     cards = (rng.permutation(rules.deck_size) + 1).tolist()
     n = rules.players
@@ -174,8 +180,9 @@ class GameRecord:
 
 
 def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rotation: int,
-              seat_of: Sequence[int]) -> GameRecord:
-    """One game of deal ``deal``, bot b at seat seat_of[b]."""
+              seat_of: Sequence[int], drafters: Sequence[str] | None = None) -> GameRecord:
+    """One game of deal ``deal``, bot b at seat seat_of[b]; in the logic variant bot b
+    drafts as drafters[b] when drafters are named (else the hands are dealt)."""
     n = rules.players
     bot_at = [0] * n
     for b, s in enumerate(seat_of):
@@ -187,7 +194,9 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
     times: list[list[float]] = [[] for _ in range(n)]
     rounds = 0
     while True:
-        rows, hands = deal_cards(rules, seed, deal, rounds)
+        rows, hands = deal_cards(rules, seed, deal, rounds,
+                                 None if drafters is None
+                                 else [drafters[bot_at[s]] for s in range(n)])
         table = Table(rules, rows, hands, policies, totals,
                       [labels[bot_at[s]] for s in range(n)])
         cows = table.play()
@@ -208,13 +217,29 @@ def bot_labels(specs: Sequence[BotSpec]) -> list[str]:
             for i, name in enumerate(names)]
 
 
-def play_deal(args: tuple[Rules, tuple[BotSpec, ...], int, int, bool]) -> list[GameRecord]:
+def play_deal(args: tuple[Rules, tuple[BotSpec, ...], int, int, bool, tuple[str, ...] | None]
+              ) -> list[GameRecord]:
     """Every game of deal d: all rotations (duplicate) or rotation d mod n."""
-    rules, specs, seed, deal, duplicate = args
+    rules, specs, seed, deal, duplicate, drafters = args
     n = rules.players
     rotations = range(n) if duplicate else [deal % n]
-    return [play_game(rules, specs, seed, deal, r, [(b + r) % n for b in range(n)])
+    return [play_game(rules, specs, seed, deal, r, [(b + r) % n for b in range(n)], drafters)
             for r in rotations]
+
+
+def check_drafters(rules: Rules, drafters: Sequence[str] | str | None
+                   ) -> tuple[str, ...] | None:
+    """One drafter per bot (a single name for all), for the logic variant only."""
+    if drafters is None:
+        return None
+    if rules.variant != Variant.LOGIC:
+        raise NimmtError(f"{param('drafters')} apply to the logic variant (the drafted "
+                         "variant)")
+    names = tuple(seat_names(drafters, rules.players, "drafters", DEFAULT_DRAFTER, DRAFTERS))
+    if "optimal" in names:
+        raise NimmtError(f"{param('drafters', 'optimal')} only enumerates the rest of a draft "
+                         "position; name random, fewest, cheap or evaluate")
+    return names
 
 
 # ---------------------------------------------------------------- statistics
@@ -245,6 +270,7 @@ class ArenaResult:
     anchor: str = ""
     summaries: list[BotSummary] = field(default_factory=list)
     pairwise: list[list[Estimate | None]] = field(default_factory=list)
+    drafters: tuple[str, ...] | None = None  # per bot (logic), None: hands dealt
 
     @property
     def deals(self) -> int:
@@ -261,7 +287,7 @@ class ArenaResult:
         return {"variant": self.rules.variant, "players": self.rules.players,
                 "placement": self.rules.placement, "one_round": self.rules.one_round,
                 "threshold": self.rules.threshold, "seed": self.seed,
-                "duplicate": self.duplicate, "deals": self.deals,
+                "duplicate": self.duplicate, "drafters": self.drafters, "deals": self.deals,
                 "deals_asked": self.deals_asked, "games": len(self.games),
                 "complete": self.complete, "seconds": self.seconds,
                 "rating": {"model": "Bradley-Terry, Elo scale", "anchor": self.anchor,
@@ -377,16 +403,19 @@ def _ignore_sigint() -> None:
 
 def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
               duplicate: bool = True, workers: int = 1,
-              progress: Callable[[int], None] | None = None) -> ArenaResult:
+              progress: Callable[[int], None] | None = None,
+              drafters: Sequence[str] | str | None = None) -> ArenaResult:
     """Play ``deals`` deals (every rotation of each when ``duplicate``); Ctrl-C stops and
-    returns the deals finished. Results depend on (seed, deal) only, not on ``workers``."""
+    returns the deals finished. Results depend on (seed, deal) only, not on ``workers``.
+    Logic variant: ``drafters`` (one per bot, it follows the bot's seat) draft the hands."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat")
     if deals < 1:
         raise NimmtError("deals must be at least 1")
     specs = tuple(specs)
-    jobs = [(rules, specs, seed, d, duplicate) for d in range(deals)]
+    draft = check_drafters(rules, drafters)
+    jobs = [(rules, specs, seed, d, duplicate, draft) for d in range(deals)]
     games: list[GameRecord] = []
     start = time.perf_counter()
     pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
@@ -404,27 +433,30 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
         if pool:
             pool.shutdown(cancel_futures=True)
     result = ArenaResult(rules, tuple(bot_labels(specs)), seed, deals, duplicate, games,
-                         time.perf_counter() - start)
+                         time.perf_counter() - start, drafters=draft)
     return summarise(result)
 
 
 # ---------------------------------------------------------------- simulate, deal
 
 def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int = 0,
-                  progress: Callable[[int], None] | None = None) -> SimulationResult:
+                  progress: Callable[[int], None] | None = None,
+                  drafters: Sequence[str] | str | None = None) -> SimulationResult:
     """``game.simulate`` for any bots, through the Python game loop (slower than the
-    kernels): game g is deal g with the bots at their seats. Ctrl-C stops and reports."""
+    kernels): game g is deal g with the bots at their seats (logic: drafted by
+    ``drafters`` when named). Ctrl-C stops and reports."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat (or a single bot for every seat)")
     if games < 1:
         raise NimmtError("games must be at least 1")
     n = rules.players
+    draft = check_drafters(rules, drafters)
     records: list[GameRecord] = []
     start = time.perf_counter()
     try:
         for g in range(games):
-            records.append(play_game(rules, specs, seed, g, 0, list(range(n))))
+            records.append(play_game(rules, specs, seed, g, 0, list(range(n)), draft))
             if progress:
                 progress(1)
     except KeyboardInterrupt:
@@ -438,20 +470,22 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
                             Estimate.of(totals[:, p].astype(float)), Estimate.of(shares[:, p]))
                   for p in range(n))
     return SimulationResult(rules, tuple(labels), seed, len(records), games, seconds,
-                            float(rounds.mean()) if len(records) else math.nan, seats)
+                            float(rounds.mean()) if len(records) else math.nan, seats, draft)
 
 
-def deal_with_bots(rules: Rules, cards_left: int, seed: int, specs: Sequence[BotSpec]
-                   ) -> Position:
+def deal_with_bots(rules: Rules, cards_left: int, seed: int, specs: Sequence[BotSpec],
+                   drafters: Sequence[str] | str | None = None) -> Position:
     """``game.deal_position`` with any bots: the rule-of-thumb ones through the kernels
-    (the same position as before for a seed), others through this module's game loop."""
+    (the same position as before for a seed), others through this module's game loop
+    (logic: the hands drafted by ``drafters`` when named)."""
     from .game import deal_position
 
     if not 1 <= cards_left <= HAND_SIZE:
         raise NimmtError(f"cards_left={cards_left} is outside 1..10")
-    if all(not s.searches for s in specs):
+    draft = check_drafters(rules, drafters)
+    if draft is None and all(not s.searches for s in specs):
         return deal_position(rules, cards_left, seed, [s.name for s in specs])
-    rows, hands = deal_cards(rules, seed, 0, 0)
+    rows, hands = deal_cards(rules, seed, 0, 0, draft)
     policies = [make_policy(s, bot_seed(seed, p)) for p, s in enumerate(specs)]
     table = Table(rules, rows, hands, policies)
     table.play(HAND_SIZE - cards_left)

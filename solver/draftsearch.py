@@ -44,8 +44,8 @@ from .rules import HAND_SIZE, ROW_COUNT, Rules, card_cows
 
 __all__ = ["DEFAULT_DRAFTER", "DEFAULT_MAX_ROUNDS", "DEFAULT_ROUND_BOT", "DRAFTERS",
            "DraftAnalysis", "DraftCard", "LogicRound", "analyse_draft", "deal_draft",
-           "deal_logic_position", "drafter_codes", "estimate_rounds", "exact_applies",
-           "play_logic_games", "play_logic_round", "seat_names"]
+           "deal_logic_position", "draft_round", "drafter_codes", "estimate_rounds",
+           "exact_applies", "play_logic_games", "play_logic_round", "seat_names"]
 
 DRAFTERS = ("random", "fewest", "cheap", "evaluate", "optimal")
 DRAFT_CODES = {"random": dk.DRAFT_RANDOM, "fewest": dk.DRAFT_FEWEST, "cheap": dk.DRAFT_CHEAP,
@@ -502,6 +502,35 @@ def play_logic_round(rules: Rules, drafters: Sequence[str] | str | None = None,
     return LogicRound(tuple(int(c) for c in picks[0, 0]), pick_order(n), position,
                       tuple(tuple(int(c) for c in t) for t in plays[0, 0]),
                       tuple(int(c) for c in totals[0]))
+
+
+def draft_round(rules: Rules, drafters: Sequence[str] | str, start: int = 0, seed: int = 0,
+                ) -> tuple[list[int], list[list[int]]]:
+    """A whole logic draft, round robin from seat ``start`` (0-based), one drafter per seat
+    (or one for all): the 4 row cards (ascending) and each seat's hand. Random choices come
+    from ``seed``; an ``evaluate`` drafter models the round with the ``closest`` bot. The
+    arena's logic deal.
+
+    >>> rows, hands = draft_round(Rules("logic", 2), "fewest", start=1, seed=3)
+    >>> len(rows), [len(h) for h in hands], sorted(rows + hands[0] + hands[1]) == list(range(1, 25))
+    (4, [10, 10], True)
+    """
+    _rules(rules)
+    n = rules.players
+    names = seat_names(drafters, n, "drafters", DEFAULT_DRAFTER, DRAFTERS)
+    if "optimal" in names:
+        raise NimmtError("the optimal drafter only enumerates the rest of a draft position; "
+                         "name random, fewest, cheap or evaluate")
+    if not 0 <= start < n:
+        raise NimmtError(f"start={start} is outside 0..{n - 1}")
+    pool, hands, counts, _ = _arrays(DraftPosition.make(players=n, placement=rules.placement))
+    pickers = np.array([(start + pick) % n for pick in range(HAND_SIZE * n)], np.int64)
+    rng = np.array([engine.rng_seed(seed, 0)], np.uint64)
+    left = dk.draft_rest(pool, len(pool), hands, counts, pickers, 0, HAND_SIZE * n,
+                         drafter_codes(names), n, rules.professional,
+                         engine.bot_codes([DEFAULT_ROUND_BOT] * n), rng)
+    rows = sorted(int(c) for c in pool[:left])
+    return rows, [sorted(int(c) for c in hands[p, :counts[p]]) for p in range(n)]
 
 
 def deal_logic_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0,
