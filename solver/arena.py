@@ -37,6 +37,7 @@ from .errors import NimmtError
 from .game import Estimate, SeatStats, SimulationResult, win_shares
 from .names import Variant
 from .position import Position, format_position
+from .records import GameRecorder
 from .rules import HAND_SIZE, ROW_COUNT, Rules
 
 __all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "deal_cards",
@@ -68,6 +69,10 @@ def bot_seed(*words: int) -> int:
 
 class Table:
     """A round in play: rows, every hand, the cards gone, the scores before it."""
+
+    # ---- game records (issue 14): when set, told every resolved turn
+    recorder: GameRecorder | None = None
+    # ---- end game records
 
     def __init__(self, rules: Rules, rows: Sequence[int], hands: Sequence[Sequence[int]],
                  policies: Sequence[Bot], scores: Sequence[int] | None = None,
@@ -146,6 +151,8 @@ class Table:
             if option >= 0:
                 take[s], tie[s] = options[int(option)]
         outcome = engine.resolve_turn(self.rows, cards, professional, take, tie)
+        if self.recorder is not None:  # ---- game records
+            self.recorder.turn(cards, take, tie, outcome.cows)
         on_table = {c for r in outcome.rows for c in r}
         self.gone += [c for c in [*(c for r in self.rows for c in r), *cards]
                       if c not in on_table]
@@ -171,11 +178,12 @@ class GameRecord:
     totals: tuple[int, ...]          # per bot
     rounds: int
     times: tuple[tuple[float, ...], ...]  # per bot: seconds of each decision
+    record: dict | None = None       # ---- game records: the game (records.py), if kept
 
 
 def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rotation: int,
-              seat_of: Sequence[int]) -> GameRecord:
-    """One game of deal ``deal``, bot b at seat seat_of[b]."""
+              seat_of: Sequence[int], keep: bool = False) -> GameRecord:
+    """One game of deal ``deal``, bot b at seat seat_of[b]; ``keep``: with its record."""
     n = rules.players
     bot_at = [0] * n
     for b, s in enumerate(seat_of):
@@ -186,11 +194,19 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
     totals = [0] * n  # per seat
     times: list[list[float]] = [[] for _ in range(n)]
     rounds = 0
+    recorder = GameRecorder(rules.variant, n, rules.placement, rules.threshold,
+                            rules.one_round, [labels[bot_at[s]] for s in range(n)], seed=seed,
+                            deal=deal, rotation=rotation) if keep else None  # ---- records
     while True:
         rows, hands = deal_cards(rules, seed, deal, rounds)
         table = Table(rules, rows, hands, policies, totals,
                       [labels[bot_at[s]] for s in range(n)])
+        if recorder is not None:  # ---- game records
+            recorder.start_round(rows, hands)
+            table.recorder = recorder
         cows = table.play()
+        if recorder is not None:
+            recorder.end_round()
         rounds += 1
         for s in range(n):
             totals[s] += cows[s]
@@ -198,7 +214,8 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
         if rules.one_round or max(totals) >= rules.threshold or rounds >= MAX_ROUNDS:
             break
     return GameRecord(deal, rotation, tuple(seat_of), tuple(totals[seat_of[b]] for b in range(n)),
-                      rounds, tuple(tuple(times[seat_of[b]]) for b in range(n)))
+                      rounds, tuple(tuple(times[seat_of[b]]) for b in range(n)),
+                      recorder.finish() if recorder is not None else None)
 
 
 def bot_labels(specs: Sequence[BotSpec]) -> list[str]:
@@ -208,12 +225,14 @@ def bot_labels(specs: Sequence[BotSpec]) -> list[str]:
             for i, name in enumerate(names)]
 
 
-def play_deal(args: tuple[Rules, tuple[BotSpec, ...], int, int, bool]) -> list[GameRecord]:
-    """Every game of deal d: all rotations (duplicate) or rotation d mod n."""
-    rules, specs, seed, deal, duplicate = args
+def play_deal(args: tuple) -> list[GameRecord]:
+    """Every game of deal d: all rotations (duplicate) or rotation d mod n. ``args``:
+    (rules, specs, seed, deal, duplicate[, keep the game records])."""
+    rules, specs, seed, deal, duplicate = args[:5]
+    keep = bool(args[5]) if len(args) > 5 else False
     n = rules.players
     rotations = range(n) if duplicate else [deal % n]
-    return [play_game(rules, specs, seed, deal, r, [(b + r) % n for b in range(n)])
+    return [play_game(rules, specs, seed, deal, r, [(b + r) % n for b in range(n)], keep)
             for r in rotations]
 
 
@@ -377,16 +396,18 @@ def _ignore_sigint() -> None:
 
 def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
               duplicate: bool = True, workers: int = 1,
-              progress: Callable[[int], None] | None = None) -> ArenaResult:
+              progress: Callable[[int], None] | None = None,
+              on_game: Callable[[GameRecord], None] | None = None) -> ArenaResult:
     """Play ``deals`` deals (every rotation of each when ``duplicate``); Ctrl-C stops and
-    returns the deals finished. Results depend on (seed, deal) only, not on ``workers``."""
+    returns the deals finished. Results depend on (seed, deal) only, not on ``workers``.
+    ``on_game``: called with each finished game, its ``record`` filled in (records.py)."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat")
     if deals < 1:
         raise NimmtError("deals must be at least 1")
     specs = tuple(specs)
-    jobs = [(rules, specs, seed, d, duplicate) for d in range(deals)]
+    jobs = [(rules, specs, seed, d, duplicate, on_game is not None) for d in range(deals)]
     games: list[GameRecord] = []
     start = time.perf_counter()
     pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
@@ -396,6 +417,9 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
             batch = jobs[i:i + chunk]
             for records in (pool.map(play_deal, batch) if pool else map(play_deal, batch)):
                 games += records
+                for g in records:  # ---- game records
+                    if on_game is not None:
+                        on_game(g)
                 if progress:
                     progress(1)
     except KeyboardInterrupt:
@@ -411,9 +435,11 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
 # ---------------------------------------------------------------- simulate, deal
 
 def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int = 0,
-                  progress: Callable[[int], None] | None = None) -> SimulationResult:
+                  progress: Callable[[int], None] | None = None,
+                  on_game: Callable[[GameRecord], None] | None = None) -> SimulationResult:
     """``game.simulate`` for any bots, through the Python game loop (slower than the
-    kernels): game g is deal g with the bots at their seats. Ctrl-C stops and reports."""
+    kernels): game g is deal g with the bots at their seats. Ctrl-C stops and reports.
+    ``on_game``: called with each finished game, its ``record`` filled in (records.py)."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat (or a single bot for every seat)")
@@ -424,7 +450,10 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
     start = time.perf_counter()
     try:
         for g in range(games):
-            records.append(play_game(rules, specs, seed, g, 0, list(range(n))))
+            records.append(play_game(rules, specs, seed, g, 0, list(range(n)),
+                                     on_game is not None))
+            if on_game:  # ---- game records
+                on_game(records[-1])
             if progress:
                 progress(1)
     except KeyboardInterrupt:
