@@ -105,7 +105,8 @@ class GameReview:
     opponents: str
     decisions: list[Decision] = field(default_factory=list)
     complete: bool = True
-    total: int = 0            # decisions to review
+    total: int = 0            # (turn, player) pairs to review
+    done: int = 0             # (turn, player) pairs reviewed
 
     @property
     def names(self) -> list[str]:
@@ -130,7 +131,7 @@ class GameReview:
     def to_json(self) -> dict[str, Any]:
         return {"opponents": self.opponents, "players": [s + 1 for s in self.seats],
                 "names": self.names, "complete": self.complete,
-                "reviewed": len(self.decisions), "to_review": self.total,
+                "turns_reviewed": self.done, "turns_to_review": self.total,
                 "thresholds": {name: low for low, name in LABELS},
                 "decisions": [d.to_json() for d in self.decisions],
                 "summary": [s.to_json() for s in self.summaries()]}
@@ -228,6 +229,7 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
             if moment is not None:
                 review.decisions.append(_review_row(moment, t, s, round_no, turn_no, text,
                                                     judge))
+            review.done += 1
             if progress:
                 progress(1)
     except KeyboardInterrupt:

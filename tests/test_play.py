@@ -73,3 +73,19 @@ def test_play_bad_options(runner, tmp_path):
     assert "--bots names 3 bots for --players 3" in line
     assert "unknown bot" in assert_one_line_error(invoke(runner, "play", "--players", 2,
                                                          "--bots", "nobody"))
+
+
+def test_ctrl_c_saves_the_record(runner, tmp_path, monkeypatch):
+    """Ctrl-C (here: inside a hint) stops the game, saves the record, exit status 130."""
+    from nimmt.solver import play as playing
+
+    def interrupted(self, position):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(playing.HumanGame, "hint", interrupted)
+    seed, hand = a_deal()
+    result, path = play(runner, tmp_path, seed, [hand[-1], "", "hint"])
+    assert result.exit_code == 130, result.output
+    assert "saved the game record" in result.output
+    record = load_record(str(path))
+    assert record["complete"] is False and len(record["rounds"][0]["turns"]) == 1

@@ -135,3 +135,19 @@ def test_cli_review_bad_input(runner, tmp_path, game):
     (tmp_path / "x.json").write_text("[1]")
     assert "not a JSON object" in assert_one_line_error(invoke(runner, "review",
                                                                tmp_path / "x.json"))
+
+
+def test_ctrl_c_keeps_what_was_reviewed(game):
+    """Ctrl-C (a KeyboardInterrupt from inside the work) stops with the decisions so far."""
+    calls = []
+
+    def progress(step: int) -> None:
+        calls.append(step)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    review = review_game(game[0], [0], "worst", first_turn=6, progress=progress)
+    assert not review.complete
+    assert {d.turn for d in review.decisions} == {6, 7}
+    assert review.total == 4 and review.done == 2
+    assert review.to_json()["turns_reviewed"] == 2
