@@ -152,6 +152,13 @@ def _check_header(record: Any) -> None:
     if (not isinstance(names, list) or len(names) != n
             or not all(isinstance(x, str) for x in names)):
         raise NimmtError(f"game record: names must list one name per player ({n})")
+    threshold = record.get("threshold", DEFAULT_THRESHOLD)
+    if type(threshold) is not int or threshold < 1:
+        raise NimmtError("game record: threshold must be a whole number, at least 1")
+    if type(record.get("one_round", False)) is not bool:
+        raise NimmtError("game record: one_round must be true or false")
+    if type(record.get("complete", True)) is not bool:
+        raise NimmtError("game record: complete must be true or false")
     if not isinstance(record.get("rounds"), list) or not record["rounds"]:
         raise NimmtError("game record: rounds must be a non-empty list")
 
@@ -216,6 +223,11 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
                         f"{list(cows)}")
         out.append(ReplayedRound(i, tuple(scores), tuple(turns), cows))
         scores = [a + b for a, b in zip(scores, cows)]
+        if not last and (record.get("one_round") is True
+                         or max(scores) >= record.get("threshold", DEFAULT_THRESHOLD)):
+            raise _fail(f"round {i + 2}", "the game had ended (" + (
+                "one round" if record.get("one_round") is True else
+                f"a total reached {record.get('threshold', DEFAULT_THRESHOLD)}") + ")")
     if check_cows and record.get("scores") != scores:
         raise NimmtError(f"game record: scores {str(record.get('scores'))[:60]} differ from "
                          f"the replay's {scores}")

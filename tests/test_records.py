@@ -90,6 +90,9 @@ def test_an_illegal_move_is_one_line(runner, tmp_path):
     (lambda r: r.update(scores=[0, 0]), "scores"),
     (lambda r: r["rounds"][0]["turns"][0].update(take_rows=[7, -1]), "take_rows"),
     (lambda r: r["rounds"][0].update(hands=[[1]]), "one hand per player"),
+    (lambda r: r["rounds"].append(r["rounds"][0]), "round 2: the game had ended"),
+    (lambda r: r.update(threshold="66"), "threshold must be a whole number"),
+    (lambda r: r.update(one_round=1), "one_round must be true or false"),
 ])
 def test_bad_records_name_the_problem(change, message):
     record = _a_record()
