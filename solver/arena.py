@@ -26,7 +26,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -416,10 +416,10 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
         for i in range(0, deals, chunk):
             batch = jobs[i:i + chunk]
             for records in (pool.map(play_deal, batch) if pool else map(play_deal, batch)):
-                games += records
-                for g in records:  # ---- game records
+                for g in records:  # ---- game records: handed on, not kept
                     if on_game is not None:
                         on_game(g)
+                games += [replace(g, record=None) for g in records]
                 if progress:
                     progress(1)
     except KeyboardInterrupt:
@@ -450,10 +450,10 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
     start = time.perf_counter()
     try:
         for g in range(games):
-            records.append(play_game(rules, specs, seed, g, 0, list(range(n)),
-                                     on_game is not None))
-            if on_game:  # ---- game records
-                on_game(records[-1])
+            game = play_game(rules, specs, seed, g, 0, list(range(n)), on_game is not None)
+            if on_game:  # ---- game records: handed on, not kept
+                on_game(game)
+            records.append(replace(game, record=None))
             if progress:
                 progress(1)
     except KeyboardInterrupt:
