@@ -929,6 +929,34 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
     click.echo(text)
 
 
+# ---------------------------------------------------------------- game records (issue 14)
+
+SAVE_GAMES = click.option(
+    "--save-games", default=None, metavar="DIR",
+    help="Save every game as a game record (docs/DESIGN.md), one JSON file per game in DIR "
+         "(created if needed): game-NNNNNN.json (simulate; the Python game loop plays) or "
+         "deal-NNNNNN-rR.json (arena).")
+
+
+def _game_saver(folder: str | None, arena: bool = False) -> Callable[[Any], None] | None:
+    """A callback saving each finished game's record in ``folder`` (atomically)."""
+    if folder is None:
+        return None
+    from nimmt.solver.records import game_file_name, save_record
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise click.ClickException(f"cannot create {cut(folder)}: {e.strerror}") from None
+
+    def save(game: Any) -> None:
+        name = (game_file_name(game.deal, game.deal, game.rotation) if arena
+                else game_file_name(game.deal))
+        save_record(os.path.join(folder, name), game.record)
+
+    return save
+
+
 # ---------------------------------------------------------------- simulate
 
 def _interval(e) -> str:
@@ -952,9 +980,11 @@ def _interval(e) -> str:
                    "fewest, cheap, evaluate (default: random for a random bot, else fewest).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@SAVE_GAMES
 @seed_option
 def simulate(variant: str, players: int, placement: str, bots: str, games: int, threshold: int,
-             one_round: bool, drafters: str | None, fmt: str, seed: int | None) -> None:
+             one_round: bool, drafters: str | None, fmt: str, save_games: str | None,
+             seed: int | None) -> None:
     """Play many games between bots and report cows, totals and win rates.
 
     Intervals are 95% (normal approximation over games); a shared win counts
@@ -981,11 +1011,12 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
 
         draft_names = list(seat_names(drafters, players, "drafters", DEFAULT_DRAFTER,
                                       DRAFTERS))
+    saver = _game_saver(save_games)
     progress = LazyProgress(games, "games")
     try:
-        if any(s.searches for s in specs):  # the Python game loop
+        if any(s.searches for s in specs) or saver:  # the Python game loop
             result = simulate_bots(rules, specs, games, _fresh_seed(seed), progress=progress,
-                                   drafters=draft_names)
+                                   drafters=draft_names, on_game=saver)
         else:
             result = run(rules, [s.name for s in specs], games, _fresh_seed(seed),
                          progress=progress, drafters=draft_names)
@@ -1046,10 +1077,11 @@ def simulation_json(result) -> dict:
               default="table", show_default=True)
 @click.option("--output", "-o", type=OutputPath(), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
+@SAVE_GAMES
 @seed_option
 def arena(variant: str, players: int, placement: str, bots: str, deals: int, threshold: int,
           one_round: bool, no_duplicate: bool, workers: int, drafters: str | None, fmt: str,
-          output: str | None, seed: int | None) -> None:
+          output: str | None, save_games: str | None, seed: int | None) -> None:
     """Play bots against each other in duplicate deals and rate them.
 
     Each deal is replayed with the seats rotated so that each bot holds each hand.
@@ -1077,7 +1109,8 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     progress = LazyProgress(deals, "deals")
     try:
         result = run_arena(rules, specs, deals, used, duplicate=not no_duplicate,
-                           workers=workers, progress=progress, drafters=drafters)
+                           workers=workers, progress=progress, drafters=drafters,
+                           on_game=_game_saver(save_games, arena=True))
     finally:
         progress.close()
     text = (json.dumps(result.to_json(), indent=2) if fmt == "json"
@@ -1121,6 +1154,160 @@ def render_arena(result, tablefmt: str) -> str:
     note = ("rating: Bradley-Terry on the Elo scale, anchor " + result.anchor
             + "; pairwise: share of games the row bot ended with fewer cows (ties half)")
     return "\n\n".join([head, table, pair, note])
+
+
+# ---------------------------------------------------------------- review (issue 14)
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("game")
+@click.option("--player", "-p", type=click.IntRange(1, 10), multiple=True,
+              help="Review this player (1 = the record's first seat); repeat for more "
+                   "(default: every player).")
+@click.option("--opponents", type=choice(Model.RANDOM, Model.WORST),
+              default=Model.RANDOM.value, show_default=True,
+              help="The model judged against: random (expected cows) or worst (guaranteed).")
+@click.option("--from-turn", type=click.IntRange(1, 10), default=1, show_default=True,
+              help="Review each round from this turn on (early turns are the slowest).")
+@click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
+              help="Monte Carlo samples per card where exact search does not fit.")
+@click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=10.0,
+              show_default=True, help="Seconds per analysed position.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json", "html"]),
+              default="table", show_default=True)
+@click.option("--output", "-o", type=OutputPath(), default=None,
+              help="Write the review to this file (atomically); with --format markdown the "
+                   "picture of regret per turn goes beside it (FILE.png).")
+@seed_option
+def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, samples: int,
+           time_limit: float, fmt: str, output: str | None, seed: int | None) -> None:
+    """Review a recorded game: each decision's card, the best card, the regret and a label.
+
+    Every decision is judged from its player's view (hidden hands stay hidden except
+    in logic) by the analysis against the model; row choices likewise. Labels: best,
+    ok (regret under 0.3, or inside the Monte Carlo interval), inaccuracy (0.3 to 1),
+    mistake (1 to 3), blunder (3 or more). Ctrl-C stops and reports what was reviewed.
+
+    \b
+    Example:
+      nimmt simulate --players 2 --bots closest,random --games 1 --one-round --save-games g
+      nimmt review g/game-000000.json --player 1 --format html --output review.html
+    """
+    from nimmt.solver import review as reviewing
+    from nimmt.solver.records import load_record
+
+    record = load_record(game)
+    n = record["players"]
+    for p in player:
+        if p > n:
+            _usage(f"--player {p}: this game has players 1..{n}")
+    seats = sorted({p - 1 for p in player}) if player else None
+    count = (len(seats) if seats else n) * len(record["rounds"]) * max(0, 10 - from_turn)
+    progress = LazyProgress(count, "decisions", delay=0.5)
+    try:
+        result = reviewing.review_game(record, seats, opponents, samples=samples,
+                                       seed=_fresh_seed(seed), time_limit=time_limit,
+                                       first_turn=from_turn, progress=progress)
+    finally:
+        progress.close()
+    if fmt == "json":
+        text = json.dumps(result.to_json(), indent=2) + "\n"
+    elif fmt == "html":
+        text = reviewing.render_html(result)
+    else:
+        text = reviewing.render_text(result, "github" if fmt == "markdown" else "simple") + "\n"
+    if output:
+        from nimmt.solver.fileio import atomic_write, atomic_write_text
+
+        if fmt == "markdown":
+            picture = os.path.splitext(output)[0] + ".png"
+            try:
+                data = reviewing.regret_figure(result, "png")
+            except ImportError:
+                text += "\n(matplotlib is not installed: no picture)\n"
+            else:
+                def write(tmp: str) -> None:
+                    with open(tmp, "wb") as f:
+                        f.write(data)
+
+                atomic_write(picture, write)
+                text += f"\n![regret per turn]({os.path.basename(picture)})\n"
+        atomic_write_text(output, text)
+    else:
+        click.echo(text, nl=False)
+    if not result.complete:
+        click.echo(f"nimmt: interrupted: {len(result.decisions)} decisions reviewed "
+                   "(reported)", err=True)
+        sys.exit(130)
+
+
+# ---------------------------------------------------------------- play (issue 14)
+
+@cli.command(context_settings=CONTEXT)
+@rules_options
+@click.option("--bots", required=True,
+              help="Comma-separated bots for the other seats, 2..N (" + BOTS_HELP + ").")
+@click.option("--threshold", type=click.IntRange(1, 10_000), default=DEFAULT_THRESHOLD,
+              show_default=True, help="The game ends when a total reaches this.")
+@click.option("--one-round", is_flag=True, help="Play a single round.")
+@click.option("--record", "record_path", type=OutputPath(), default=None,
+              help="Save the game record here (atomically) at the end, on quit, on Ctrl-C "
+                   "and at the end of input.")
+@click.option("--hint-time", type=FiniteFloat(0, min_open=True), default=5.0,
+              show_default=True, help="Seconds a hint or why may think.")
+@seed_option
+def play(variant: str, players: int, placement: str, bots: str, threshold: int,
+         one_round: bool, record_path: str | None, hint_time: float,
+         seed: int | None) -> None:
+    """Play a game at the terminal against bots (you are player 1).
+
+    At each card type a card of your hand, hint (the analysis of this decision),
+    why CARD (what it risks, and its worst-case line late in the round), undo (take
+    back your last card of this round) or quit. Row choices are asked when your card
+    has more than one place. Ctrl-C or the end of input stops; the record is saved.
+
+    \b
+    Example:
+      nimmt play --players 3 --bots expecti,closest --one-round --record game.json
+    """
+    from nimmt.solver.play import HumanGame
+    from nimmt.solver.records import save_record
+
+    specs = _bot_specs(bots, None)
+    if len(specs) == 1 and players > 2:
+        specs *= players - 1
+    if len(specs) != players - 1:
+        _usage(f"--bots names {len(specs)} bots for --players {players}; name one per "
+               f"other seat ({players - 1})")
+    used = _fresh_seed(seed)
+
+    def ask(prompt: str) -> str | None:
+        click.echo(prompt + "> ", nl=False)
+        line = sys.stdin.readline()
+        if not line:
+            click.echo()
+            return None
+        return line
+
+    game = HumanGame(Rules(variant, players, placement, threshold, one_round), specs, used,
+                     ask, click.echo, hint_time)
+    click.echo(f"nimmt play: {variant}, {players} players, {placement}, "
+               + ("one round" if one_round else f"to {threshold}")
+               + f"; you are player 1 against {', '.join(game.labels[1:])}; seed {used}")
+    interrupted = False
+    try:
+        record = game.run()
+    except KeyboardInterrupt:
+        interrupted = True
+        record = game.record
+        click.echo("\ninterrupted")
+    if record_path:
+        save_record(record_path, record)
+        click.echo(f"saved the game record to {record_path}")
+        click.echo(f"review it: nimmt review {record_path} --player 1")
+    else:
+        click.echo("(give --record FILE to keep the game and review it with nimmt review)")
+    if interrupted:
+        sys.exit(130)
 
 
 # ---------------------------------------------------------------- puzzles

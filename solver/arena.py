@@ -26,7 +26,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -38,6 +38,7 @@ from .errors import NimmtError, param
 from .game import Estimate, SeatStats, SimulationResult, win_shares
 from .names import Variant
 from .position import Position, format_position
+from .records import GameRecorder
 from .rules import HAND_SIZE, ROW_COUNT, Rules
 
 __all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "deal_cards",
@@ -74,6 +75,10 @@ def bot_seed(*words: int) -> int:
 
 class Table:
     """A round in play: rows, every hand, the cards gone, the scores before it."""
+
+    # ---- game records (issue 14): when set, told every resolved turn
+    recorder: GameRecorder | None = None
+    # ---- end game records
 
     def __init__(self, rules: Rules, rows: Sequence[int], hands: Sequence[Sequence[int]],
                  policies: Sequence[Bot], scores: Sequence[int] | None = None,
@@ -152,6 +157,8 @@ class Table:
             if option >= 0:
                 take[s], tie[s] = options[int(option)]
         outcome = engine.resolve_turn(self.rows, cards, professional, take, tie)
+        if self.recorder is not None:  # ---- game records
+            self.recorder.turn(cards, take, tie, outcome.cows)
         on_table = {c for r in outcome.rows for c in r}
         self.gone += [c for c in [*(c for r in self.rows for c in r), *cards]
                       if c not in on_table]
@@ -177,12 +184,15 @@ class GameRecord:
     totals: tuple[int, ...]          # per bot
     rounds: int
     times: tuple[tuple[float, ...], ...]  # per bot: seconds of each decision
+    record: dict | None = None       # ---- game records: the game (records.py), if kept
 
 
 def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rotation: int,
-              seat_of: Sequence[int], drafters: Sequence[str] | None = None) -> GameRecord:
+              seat_of: Sequence[int], drafters: Sequence[str] | None = None,
+              keep: bool = False) -> GameRecord:
     """One game of deal ``deal``, bot b at seat seat_of[b]; in the logic variant bot b
-    drafts as drafters[b] when drafters are named (else the hands are dealt)."""
+    drafts as drafters[b] when drafters are named (else the hands are dealt); ``keep``:
+    with its record."""
     n = rules.players
     bot_at = [0] * n
     for b, s in enumerate(seat_of):
@@ -193,13 +203,21 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
     totals = [0] * n  # per seat
     times: list[list[float]] = [[] for _ in range(n)]
     rounds = 0
+    recorder = GameRecorder(rules.variant, n, rules.placement, rules.threshold,
+                            rules.one_round, [labels[bot_at[s]] for s in range(n)], seed=seed,
+                            deal=deal, rotation=rotation) if keep else None  # ---- records
     while True:
         rows, hands = deal_cards(rules, seed, deal, rounds,
                                  None if drafters is None
                                  else [drafters[bot_at[s]] for s in range(n)])
         table = Table(rules, rows, hands, policies, totals,
                       [labels[bot_at[s]] for s in range(n)])
+        if recorder is not None:  # ---- game records
+            recorder.start_round(rows, hands)
+            table.recorder = recorder
         cows = table.play()
+        if recorder is not None:
+            recorder.end_round()
         rounds += 1
         for s in range(n):
             totals[s] += cows[s]
@@ -207,7 +225,8 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
         if rules.one_round or max(totals) >= rules.threshold or rounds >= MAX_ROUNDS:
             break
     return GameRecord(deal, rotation, tuple(seat_of), tuple(totals[seat_of[b]] for b in range(n)),
-                      rounds, tuple(tuple(times[seat_of[b]]) for b in range(n)))
+                      rounds, tuple(tuple(times[seat_of[b]]) for b in range(n)),
+                      recorder.finish() if recorder is not None else None)
 
 
 def bot_labels(specs: Sequence[BotSpec]) -> list[str]:
@@ -217,13 +236,15 @@ def bot_labels(specs: Sequence[BotSpec]) -> list[str]:
             for i, name in enumerate(names)]
 
 
-def play_deal(args: tuple[Rules, tuple[BotSpec, ...], int, int, bool, tuple[str, ...] | None]
-              ) -> list[GameRecord]:
-    """Every game of deal d: all rotations (duplicate) or rotation d mod n."""
-    rules, specs, seed, deal, duplicate, drafters = args
+def play_deal(args: tuple[Rules, tuple[BotSpec, ...], int, int, bool, tuple[str, ...] | None,
+                          bool]) -> list[GameRecord]:
+    """Every game of deal d: all rotations (duplicate) or rotation d mod n. ``args``:
+    (rules, specs, seed, deal, duplicate, drafters per bot or None, keep the game records)."""
+    rules, specs, seed, deal, duplicate, drafters, keep = args
     n = rules.players
     rotations = range(n) if duplicate else [deal % n]
-    return [play_game(rules, specs, seed, deal, r, [(b + r) % n for b in range(n)], drafters)
+    return [play_game(rules, specs, seed, deal, r, [(b + r) % n for b in range(n)], drafters,
+                      keep)
             for r in rotations]
 
 
@@ -404,10 +425,12 @@ def _ignore_sigint() -> None:
 def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
               duplicate: bool = True, workers: int = 1,
               progress: Callable[[int], None] | None = None,
-              drafters: Sequence[str] | str | None = None) -> ArenaResult:
+              drafters: Sequence[str] | str | None = None,
+              on_game: Callable[[GameRecord], None] | None = None) -> ArenaResult:
     """Play ``deals`` deals (every rotation of each when ``duplicate``); Ctrl-C stops and
     returns the deals finished. Results depend on (seed, deal) only, not on ``workers``.
-    Logic variant: ``drafters`` (one per bot, it follows the bot's seat) draft the hands."""
+    Logic variant: ``drafters`` (one per bot, it follows the bot's seat) draft the hands.
+    ``on_game``: called with each finished game, its ``record`` filled in (records.py)."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat")
@@ -415,7 +438,8 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
         raise NimmtError("deals must be at least 1")
     specs = tuple(specs)
     draft = check_drafters(rules, drafters)
-    jobs = [(rules, specs, seed, d, duplicate, draft) for d in range(deals)]
+    jobs = [(rules, specs, seed, d, duplicate, draft, on_game is not None)
+            for d in range(deals)]
     games: list[GameRecord] = []
     start = time.perf_counter()
     pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
@@ -424,7 +448,10 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
         for i in range(0, deals, chunk):
             batch = jobs[i:i + chunk]
             for records in (pool.map(play_deal, batch) if pool else map(play_deal, batch)):
-                games += records
+                for g in records:  # ---- game records: handed on, not kept
+                    if on_game is not None:
+                        on_game(g)
+                games += [replace(g, record=None) for g in records]
                 if progress:
                     progress(1)
     except KeyboardInterrupt:
@@ -441,10 +468,12 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
 
 def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int = 0,
                   progress: Callable[[int], None] | None = None,
-                  drafters: Sequence[str] | str | None = None) -> SimulationResult:
+                  drafters: Sequence[str] | str | None = None,
+                  on_game: Callable[[GameRecord], None] | None = None) -> SimulationResult:
     """``game.simulate`` for any bots, through the Python game loop (slower than the
     kernels): game g is deal g with the bots at their seats (logic: drafted by
-    ``drafters`` when named). Ctrl-C stops and reports."""
+    ``drafters`` when named). Ctrl-C stops and reports. ``on_game``: called with each
+    finished game, its ``record`` filled in (records.py)."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat (or a single bot for every seat)")
@@ -456,7 +485,11 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
     start = time.perf_counter()
     try:
         for g in range(games):
-            records.append(play_game(rules, specs, seed, g, 0, list(range(n)), draft))
+            game = play_game(rules, specs, seed, g, 0, list(range(n)), draft,
+                             on_game is not None)
+            if on_game:  # ---- game records: handed on, not kept
+                on_game(game)
+            records.append(replace(game, record=None))
             if progress:
                 progress(1)
     except KeyboardInterrupt:

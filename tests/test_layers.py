@@ -57,6 +57,8 @@ LAYERS = {
     "solver.bots": 5,
     # whole games between bots (the arena); puzzles use the solver
     "solver.arena": 6,
+    "solver.records": 6, "solver.review": 6,  # game records and their review (issue 14)
+    "solver.play": 6,  # a game at the terminal against bots (issue 14)
     "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
     "puzzles": 6,
     # the faces: the command line and the package's curated API
