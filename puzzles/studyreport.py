@@ -231,7 +231,8 @@ STYLE = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0
          "color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid"
          " #ccc;padding:.2em .5em;font-size:.9em;text-align:left}th{background:#f3f3f3}"
          "code{font-size:.85em;background:#f6f6f6}.warn{background:#fee;padding:.5em;"
-         "border:1px solid #c66}figure{margin:1em 0}svg{max-width:100%;height:auto}")
+         "border:1px solid #c66}pre{white-space:pre-wrap}figure{margin:1em 0}"
+         "svg{max-width:100%;height:auto}")
 
 
 def html_page(data: dict, svgs: dict[str, bytes]) -> str:

@@ -207,3 +207,27 @@ def test_library_errors_name_parameters():
     with pytest.raises(NimmtError) as e:
         st.check_study(st.StudySettings("tactical", 2, (0, 1), 5, 0))
     assert "cards_left" in str(e.value) and "--" not in str(e.value)
+
+
+def chromium() -> str | None:
+    import shutil
+
+    return next((p for p in map(shutil.which, ("chromium", "chromium-browser",
+                                               "google-chrome")) if p), None)
+
+
+@pytest.mark.skipif(chromium() is None, reason="no headless Chromium on this machine")
+def test_html_renders_in_headless_chromium(small, tmp_path):
+    import subprocess
+
+    page = tmp_path / "s.html"
+    studyreport.write_report(studyreport.report_data(small), str(page))
+    shot = tmp_path / "shot.png"
+    subprocess.run([chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--window-size=1200,1600", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 20_000  # drawn: pictures and tables, not a blank page
+    dom = subprocess.run([chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert dom.count("<svg") == 3 and "Model random" in dom
