@@ -231,3 +231,17 @@ def test_html_renders_in_headless_chromium(small, tmp_path):
                           "--dump-dom", page.as_uri()], capture_output=True, text=True,
                          timeout=120, check=True).stdout
     assert dom.count("<svg") == 3 and "Model random" in dom
+
+
+def test_cli_markdown_report_with_pictures_beside(runner, tmp_path):
+    out = tmp_path / "m.md"
+    result = invoke(runner, "study", "--players", 2, "--cards-left", "2", "--positions", 3,
+                    "--seed", 1, "--models", "worst,random", "--bots", "closest,dumper",
+                    "--workers", 1, "--output", out)
+    assert_ok(result)
+    assert "wrote" in result.output and "seed 1" in result.output
+    text = out.read_text()
+    for name in ("regret", "values", "matters"):
+        assert (tmp_path / f"m-{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert f"(m-{name}.png)" in text
+    assert "Model worst" in text and "incomplete" not in text
