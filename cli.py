@@ -1585,6 +1585,82 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
         click.echo(text)
 
 
+# ---------------------------------------------------------------- study (issue 15)
+
+@cli.command("study", context_settings=CONTEXT)
+@click.option("--variant", type=choice(Variant.TACTICAL, Variant.LOGIC),
+              default=Variant.TACTICAL.value, show_default=True)
+@click.option("--players", "-n", type=int, required=True, help="2..4.")
+@click.option("--cards-left", "-k", default="2..6", show_default=True,
+              help="The numbers of cards left: low..high, one number, or a list (2,4).")
+@click.option("--positions", type=int, default=500, show_default=True, help="Per k.")
+@click.option("--placement", type=choice(*Placement), default=Placement.NORMAL.value,
+              show_default=True)
+@click.option("--models", default="random,worst,nash", show_default=True,
+              help="Models to solve each position in (nash: 2 players only); the first one "
+                   "decides the themes and the instructive positions.")
+@click.option("--bots", default="closest,lowkeeper,dumper,expecti", show_default=True,
+              help="Bots whose picks are scored (any bot of nimmt simulate).")
+@click.option("--dealt-by", default=None,
+              help="Rule-of-thumb bots that play the deals forward, one per seat in rotation "
+                   "(default: closest,lowkeeper,dumper,random, as puzzle candidates).")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--time-limit", type=FiniteFloat(0.001), default=None,
+              help="Seconds; then the positions finished are reported, marked incomplete.")
+@click.option("--output", "-o", required=True,
+              type=OutputPath("a study is written to a file (atomically); give a file name"),
+              help="study.html (one file, pictures inline), study.md (PNG pictures beside "
+                   "it) or study.json (every number and position).")
+@seed_option
+def study_command(variant, players, cards_left, positions, placement, models, bots, dealt_by,
+                  workers, time_limit, output, seed) -> None:
+    """Study endgames: many positions dealt like puzzle candidates, each solved exactly in
+    every model; how often the card matters, what each bot loses, where models disagree.
+
+    \b
+    Example:
+      nimmt study --players 2 --cards-left 2..5 --positions 200 --seed 1 --output study.html
+    """
+    from nimmt.puzzles.core import DEAL_BOTS
+    from nimmt.puzzles.study import StudySettings, check_study, parse_cards_left, run_study
+    from nimmt.puzzles.studyreport import check_format, report_data, write_report
+    from nimmt.solver.bots import split_bot_list
+    from nimmt.solver.fileio import output_target, partial_path
+
+    check_format(output)
+    used = _fresh_seed(seed)
+    settings = StudySettings(
+        variant, players, parse_cards_left(cards_left), positions, used, placement,
+        tuple(m.strip() for m in models.split(",") if m.strip()),
+        tuple(split_bot_list(bots)),
+        tuple(split_bot_list(dealt_by)) if dealt_by else DEAL_BOTS)
+    check_study(settings)
+    command = (f"nimmt study --variant {variant} --players {players} --cards-left "
+               f"{cards_left} --positions {positions} --placement {placement} --models "
+               f"{','.join(settings.models)} --bots {','.join(settings.bots)} --dealt-by "
+               f"{','.join(settings.dealt_by)} --seed {used}")
+    bar = LazyProgress(positions * len(settings.cards_left), "positions")
+    try:
+        study = run_study(settings, workers=workers, time_limit=time_limit, progress=bar)
+    finally:
+        bar.close()
+    data = report_data(study, command)
+    where = output
+    if study.stopped == "interrupted" and os.path.lexists(output_target(output)):
+        where = partial_path(output_target(output))  # never replace a file with less
+    written = write_report(data, where)
+    done = len(study.records)
+    total = positions * len(settings.cards_left)
+    if study.stopped == "interrupted":
+        click.echo(f"nimmt: interrupted: wrote {', '.join(written)}: {done} of {total} "
+                   "positions, marked incomplete", err=True)
+        sys.exit(130)
+    state = "" if study.complete else f", stopped by the time limit: {done} of {total}, " \
+                                      "marked incomplete"
+    click.echo(f"wrote {', '.join(written)}: {done} positions in {study.seconds:.1f} s"
+               f"{state}; seed {used}")
+
+
 def main() -> None:
     cli()
 

@@ -61,6 +61,7 @@ LAYERS = {
     "solver.play": 6,  # a game at the terminal against bots (issue 14)
     "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
     "puzzles": 6,
+    "puzzles.study": 6, "puzzles.studyreport": 6,  # endgame studies (issue 15)
     # the faces: the command line and the package's curated API
     "cli": 7, "solver": 7,
 }
