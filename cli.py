@@ -443,7 +443,8 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
                    "enumeration only).")
 @click.option("--round", "round_bots", default=None,
               help="Draft positions: the bots that play the round after the draft, one per "
-                   "seat or one for all: closest (default), lowkeeper, dumper, random.")
+                   "seat or one for all: closest (default), lowkeeper, dumper, random (numba "
+                   "kernels), or any search-backed bot (a Python game loop, far slower).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
@@ -682,14 +683,30 @@ def analyse_draft_command(draft, method: str, samples: int, time_limit: float | 
         _usage(f"{flags} appl{'ies' if len(given) == 1 else 'y'} to positions after the draft; "
                "a draft position is analysed with --drafters and --round")
     used_seed = _fresh_seed(seed)
+    play_round, round_names = None, round_bots  # type: tuple[Any, str | list[str] | None]
+    if round_bots is not None:  # search-backed bots play the round through the game loop
+        specs = _bot_specs(round_bots, None)
+        if any(s.searches for s in specs):
+            specs = specs * draft.players if len(specs) == 1 else specs
+            if len(specs) != draft.players:
+                _usage(f"--round names {len(specs)} bots for {draft.players} players; name one "
+                       "per seat (or one for every seat)")
+            from nimmt.solver.arena import round_player
+
+            if method == Method.EXACT:
+                _usage("--method exact does not apply when search-backed bots play the round; "
+                       "drop --method")
+            play_round = round_player(Rules(Variant.LOGIC, draft.players, draft.placement,
+                                            one_round=True), specs)
+            round_names = [str(s) for s in specs]
     progress = LazyProgress(samples, "samples per card")
     exact_bar = LazyProgress(len(draft.pool), "cards enumerated")
     try:
-        result = analyse_draft(draft, drafters=drafters, round_bots=round_bots, method=method,
+        result = analyse_draft(draft, drafters=drafters, round_bots=round_names, method=method,
                                samples=samples, seed=used_seed, time_limit=time_limit,
                                max_rounds=DEFAULT_MAX_ROUNDS if max_nodes is None else max_nodes,
                                progress=progress, workers=workers or 1,
-                               exact_progress=exact_bar)
+                               exact_progress=exact_bar, play_round=play_round)
     finally:
         exact_bar.close()
         progress.close()

@@ -506,6 +506,17 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
                             float(rounds.mean()) if len(records) else math.nan, seats, draft)
 
 
+def round_player(rules: Rules, specs: Sequence[BotSpec]
+                 ) -> Callable[[list[int], list[list[int]], int], list[int]]:
+    """A round played by these bots through the game loop, for ``analyse_draft``'s
+    ``play_round``: (rows, hands per seat, seed) -> each seat's cows."""
+    def play(rows: list[int], hands: list[list[int]], seed: int) -> list[int]:
+        policies = [make_policy(s, bot_seed(seed, p)) for p, s in enumerate(specs)]
+        return Table(rules, rows, hands, policies).play()
+
+    return play
+
+
 def deal_with_bots(rules: Rules, cards_left: int, seed: int, specs: Sequence[BotSpec],
                    drafters: Sequence[str] | str | None = None) -> Position:
     """``game.deal_position`` with any bots: the rule-of-thumb ones through the kernels

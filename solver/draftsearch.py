@@ -345,6 +345,55 @@ def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Seque
              for ci, card in enumerate(draft.pool)], complete, time.perf_counter() - start)
 
 
+# A round played outside the kernels (the arena's game loop with any bots): the 4 row cards,
+# each seat's hand (seat 0 is player 1) and a seed; returns each seat's cows.
+RoundPlayer = Callable[[list[int], list[list[int]], int], Sequence[int]]
+
+
+def _montecarlo_played(draft: DraftPosition, drafters: Sequence[str], play_round: RoundPlayer,
+                       samples: int, seed: int, time_limit: float | None,
+                       progress: Callable[[int], None] | None,
+                       ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], bool, float]:
+    """``_montecarlo`` with the round played by ``play_round`` (slow: a Python game loop).
+    Sample s of a card: the rest of the draft by the drafters' kernel from the stream
+    (seed, card, s), then the round with seed derived from the same three numbers."""
+    pool0, hands0, counts0, pickers = _arrays(draft)
+    codes = drafter_codes(drafters)
+    closest = engine.bot_codes([DEFAULT_ROUND_BOT] * draft.players)
+    n, first, last = draft.players, draft.picks_done, HAND_SIZE * draft.players
+    values: dict[int, list[int]] = {card: [] for card in draft.pool}
+    others: dict[int, list[float]] = {card: [] for card in draft.pool}
+    complete, start = True, time.perf_counter()
+    try:
+        for s in range(samples):
+            for card in draft.pool:
+                pool = pool0[pool0 != card].copy()
+                hands, counts = hands0.copy(), counts0.copy()
+                hands[0, counts[0]] = card
+                counts[0] += 1
+                stream = (card << 32) + s
+                rng = np.array([engine.rng_seed(seed, stream)], np.uint64)
+                left = dk.draft_rest(pool, len(pool), hands, counts, pickers, first + 1, last,
+                                     codes, n, draft.professional, closest, rng)
+                cows = play_round(sorted(int(c) for c in pool[:left]),
+                                  [hands[p, :counts[p]].tolist() for p in range(n)],
+                                  int(engine.rng_seed(seed + 1, stream) >> np.uint64(1)))
+                values[card].append(int(cows[0]))
+                others[card].append(sum(cows[1:]) / (n - 1))
+            if progress:
+                progress(1)
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                complete = s + 1 >= samples
+                break
+    except KeyboardInterrupt:
+        complete = False
+    done = min(len(v) for v in values.values())
+    if done < 2:
+        raise NimmtError("stopped before two samples per card; allow more time")
+    return ([(card, np.array(values[card][:done], np.int64), np.array(others[card][:done]))
+             for card in draft.pool], complete, time.perf_counter() - start)
+
+
 # ---------------------------------------------------------------- the analysis
 
 def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = None,
@@ -353,13 +402,17 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                   max_rounds: int = DEFAULT_MAX_ROUNDS,
                   progress: Callable[[int], None] | None = None,
                   workers: int = 1,
-                  exact_progress: Callable[[int], None] | None = None) -> DraftAnalysis:
+                  exact_progress: Callable[[int], None] | None = None,
+                  play_round: RoundPlayer | None = None) -> DraftAnalysis:
     """For every card of the open pool: player 1's expected cows in the round after the
     draft if it drafts that card now (module docstring: the drafters and methods).
 
     ``progress(n)``: n more Monte Carlo samples per card; ``exact_progress(n)``: n more
     cards enumerated exactly.
     ``workers``: Monte Carlo threads (the figures do not depend on them).
+    ``play_round``: the round played outside the kernels (any bots, e.g. search-backed
+    ones, through the arena's game loop; ``round_bots`` then only names them): Monte Carlo
+    only, one sample at a time, far slower.
 
     >>> from nimmt.solver.draft import parse_draft
     >>> d = parse_draft("variant=logic players=2 phase=draft hand=1,2,3,4,6,7,8,9,12 "
@@ -370,14 +423,19 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
     """
     n = draft.players
     drafters = _drafters(drafters, n)
-    round_bots = _round_bots(round_bots, n)
+    if play_round is None:
+        round_bots = _round_bots(round_bots, n)
+    else:  # labels only: the caller's round player plays them
+        labels = [round_bots] if isinstance(round_bots, str) else list(round_bots or ["bots"])
+        round_bots = tuple(labels * n if len(labels) == 1 else labels)
     if method not in ("auto", "exact", "montecarlo"):
         raise NimmtError(f"unknown method {method!r}; use auto, exact or montecarlo")
     if samples < 2 and method != "exact":
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if max_rounds < 1:
         raise NimmtError(f"{param('max_nodes', beside=True)} must be at least 1")
-    why_not = exact_applies(draft, drafters, round_bots, max_rounds)
+    why_not = ("the round is played by search-backed bots" if play_round is not None
+               else exact_applies(draft, drafters, round_bots, max_rounds))
     if method == "exact" and why_not:
         raise (BudgetExceeded if "budget" in why_not else NimmtError)(
             f"exact enumeration does not apply: {why_not}; raise "
@@ -408,8 +466,12 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                          f"{why_not}")
     if workers < 1:
         raise NimmtError(f"{param('workers')} must be at least 1")
-    sampled, complete, seconds = _montecarlo(draft, drafters, round_bots, samples, seed,
-                                             time_limit, progress, workers)
+    if play_round is not None:
+        sampled, complete, seconds = _montecarlo_played(draft, drafters, play_round, samples,
+                                                        seed, time_limit, progress)
+    else:
+        sampled, complete, seconds = _montecarlo(draft, drafters, round_bots, samples, seed,
+                                                 time_limit, progress, workers)
     means = {card: float(v.mean()) for card, v, _ in sampled}
     errors = {card: float(v.std(ddof=1) / math.sqrt(len(v))) for card, v, _ in sampled}
     top = min(means, key=lambda c: (means[c], c))

@@ -124,3 +124,48 @@ def test_deal_drafts_for_search_backed_bots(runner):
     fields = dict(item.split("=") for item in out.output.split())
     first_hand = {int(c) for c in fields["hand"].split(",")}
     assert len(first_hand) == 9 and first_hand < set(hands[0])
+
+
+# ---------------------------------------------------------------- analyse DRAFT --round BOTS
+
+DRAFT_2P = ("variant=logic players=2 phase=draft hand=1,2,3,4,6,7,8,9,12 "
+            "p2=13,14,16,17,18,19,21,23,24")
+
+
+def test_a_round_played_by_the_game_loop_gives_the_kernels_values():
+    """Deterministic drafters and round bots: every sample of the game-loop path is the one
+    round the exact enumeration plays (the kernels), so the means are the exact values."""
+    from nimmt.solver.arena import round_player
+    from nimmt.solver.draft import parse_draft
+    from nimmt.solver.draftsearch import analyse_draft
+
+    draft = parse_draft(DRAFT_2P)
+    exact = analyse_draft(draft, drafters="fewest", round_bots="closest", method="exact")
+    played = analyse_draft(draft, drafters="fewest", round_bots="closest", samples=2, seed=4,
+                           play_round=round_player(LOGIC_2P, parse_bots("closest,closest")))
+    assert played.method == "montecarlo" and "search-backed" in played.reason
+    assert {c.card: c.value for c in played.cards} == {c.card: c.value for c in exact.cards}
+    assert {c.card: c.others for c in played.cards} == {c.card: c.others for c in exact.cards}
+
+
+def test_search_backed_round_bots_analyse_a_draft_reproducibly(runner):
+    args = ["analyse", "example-draft", "--round", "expecti:nodes=20000,closest", "--samples",
+            "2", "--seed", "3", "--format", "json"]
+    first = invoke(runner, *args)
+    assert_ok(first)
+    data = json.loads(first.output)
+    assert data["round"] == ["expecti:nodes=20000", "closest"] and data["method"] == "montecarlo"
+    assert all(c["samples"] == 2 for c in data["cards"])
+    assert json.loads(invoke(runner, *args).output)["cards"] == data["cards"]
+
+
+def test_exact_refused_when_search_backed_bots_play_the_round(runner):
+    line = assert_one_line_error(invoke(runner, "analyse", "example-draft", "--round", "expecti",
+                                        "--method", "exact"))
+    assert "--method exact does not apply" in line
+
+
+def test_search_backed_round_bots_one_per_seat(runner):
+    line = assert_one_line_error(invoke(runner, "analyse", "example-draft", "--round",
+                                        "expecti,closest,random"))
+    assert "--round names 3 bots for 2 players" in line
