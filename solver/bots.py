@@ -371,20 +371,26 @@ class NashBot(ExpectiBot):
         return _best(values)
 
 
+def playout_arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kernels' view of a position for playouts: hands[n, 10] (known hands' first k
+    cards), hidden[n] (1 where a hand is drawn from the pool), the pool, the row table."""
+    k, n = position.cards_left, position.players
+    hands = np.zeros((n, HAND_SIZE), np.int64)
+    hidden = np.zeros(n, np.int64)
+    for p, h in enumerate(position.hands):
+        if h is None:
+            hidden[p] = 1
+        else:
+            hands[p, :k] = h
+    return hands, hidden, np.asarray(position.pool, np.int64), engine.row_table(position.rows)
+
+
 class MonteCarloBot(Bot):
     """Flat Monte Carlo with uniformly random playouts for everyone."""
 
     def values(self, position: Position) -> dict[int, float]:
         k, n = position.cards_left, position.players
-        hands = np.zeros((n, HAND_SIZE), np.int64)
-        hidden = np.zeros(n, np.int64)
-        for p, h in enumerate(position.hands):
-            if h is None:
-                hidden[p] = 1
-            else:
-                hands[p, :k] = h
-        pool = np.asarray(position.pool, np.int64)
-        table = engine.row_table(position.rows)
+        hands, hidden, pool, table = playout_arrays(position)
         sums = np.zeros(k)
         playouts, seconds = self.params["playouts"], self.params["time"]
         seed = self.next_seed()
@@ -459,15 +465,7 @@ class TreeSearchBot(Bot):
 
     def visits(self, position: Position) -> dict[int, float]:
         k, n = position.cards_left, position.players
-        hands = np.zeros((n, HAND_SIZE), np.int64)
-        hidden = np.zeros(n, np.int64)
-        for p, h in enumerate(position.hands):
-            if h is None:
-                hidden[p] = 1
-            else:
-                hands[p, :k] = h
-        pool = np.asarray(position.pool, np.int64)
-        table = engine.row_table(position.rows)
+        hands, hidden, pool, table = playout_arrays(position)
         iterations, seconds = self.params["iterations"], self.params["time"]
         size = iterations + 1
         deck = position.deck_size + 1
