@@ -633,6 +633,99 @@ def render_draft_analysis(result, tablefmt: str) -> str:
     return "\n".join(lines + ["", table, "", verdict])
 
 
+# ---------------------------------------------------------------- engine
+
+def command_options(command: click.Command, params: dict[str, Any]) -> dict[str, Any]:
+    """An engine request's params read by ``command``'s own click options, as the command
+    line reads them (the same checks and messages): names as the options' (``time_limit``
+    or ``time-limit``), the argument by its name (``position``); ``given`` lists the
+    options set. ``--format`` is the protocol's own (JSON) and is refused."""
+    from click.core import ParameterSource
+
+    from nimmt.solver.protocol import ParamsError
+
+    by_name: dict[str, click.Parameter] = {}
+    for p in command.params:
+        if p.name and p.name != "fmt":
+            by_name[p.name] = p
+            for opt in p.opts:
+                by_name[opt.lstrip("-").replace("-", "_")] = p
+    argv: list[str] = []
+    arguments: list[str] = []
+    for key, value in params.items():
+        p = by_name.get(str(key).replace("-", "_"))
+        if p is None:
+            names = sorted({q.name for q in by_name.values() if q.name})
+            raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
+                              f"parameters: {', '.join(names)}")
+        if value is None:
+            continue
+        if isinstance(p, click.Option) and p.is_flag:
+            if not isinstance(value, bool):
+                raise ParamsError(f"{key} is true or false; got {json.dumps(value)[:40]}")
+            if value:
+                argv.append(p.opts[-1])
+            continue
+        if isinstance(value, bool) or isinstance(value, (dict, list)) and not all(
+                isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
+            raise ParamsError(f"{key} takes a value (a string or a number); got "
+                              f"{json.dumps(value)[:40]}")
+        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        if isinstance(p, click.Argument):
+            arguments.append(text)
+        else:
+            argv.append(f"{p.opts[-1]}={text}" if p.opts[-1].startswith("--") else p.opts[-1])
+            if not p.opts[-1].startswith("--"):
+                argv.append(text)
+    try:
+        ctx = command.make_context(command.name, argv + ["--"] + arguments,
+                                   parent=click.Context(cli, info_name="nimmt"))
+    except click.UsageError as e:
+        raise ParamsError(_short_quotes(e.format_message().replace("\n", " "))) from None
+    options = {k: v for k, v in ctx.params.items() if k != "fmt"}
+    options["given"] = [k for k in ctx.params
+                        if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT]
+    return options
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--default-bot", default=None, metavar="BOT",
+              help="The bot that plays bot requests naming none (e.g. closest, "
+                   "expecti:samples=500).")
+@click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
+              help="Seconds a request gets when it gives no time_limit of its own.")
+@click.option("--progress-interval", type=FiniteFloat(0), default=0.5, show_default=True,
+              help="Seconds between two progress notifications of a long request.")
+def engine(default_bot: str | None, time_limit: float | None,
+           progress_interval: float) -> None:
+    """Serve programs: JSON-RPC 2.0 over standard input/output, one message per line.
+
+    Methods: analyse (nimmt analyse's options by name; the result is its --format json),
+    bot (a bot's card and row choices), review (one decision), info, shutdown. Errors are
+    JSON-RPC error objects and the engine keeps running; end of input, shutdown or Ctrl-C
+    end it. The protocol: docs/ENGINE.md.
+
+    \b
+    Example:
+      echo '{"jsonrpc": "2.0", "id": 1, "method": "analyse",
+             "params": {"position": "example"}}' | nimmt engine
+    """
+    from nimmt.solver.protocol import Engine
+
+    server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
+                    message=cli_message, default_bot=default_bot, time_limit=time_limit,
+                    progress_interval=progress_interval)
+    protocol_out = sys.stdout
+    sys.stdout = sys.stderr  # whatever else prints cannot break the protocol's lines
+    try:
+        status = server.serve(sys.stdin.buffer)
+    finally:
+        sys.stdout = protocol_out
+    if status:
+        click.echo("nimmt: interrupted", err=True)
+        sys.exit(status)
+
+
 # ---------------------------------------------------------------- tree
 
 @cli.command(context_settings=CONTEXT)
