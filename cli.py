@@ -707,8 +707,7 @@ def engine(default_bot: str | None, time_limit: float | None,
 
     \b
     Example:
-      echo '{"jsonrpc": "2.0", "id": 1, "method": "analyse",
-             "params": {"position": "example"}}' | nimmt engine
+      echo '{"jsonrpc": "2.0", "id": 1, "method": "info"}' | nimmt engine
     """
     from nimmt.solver.protocol import Engine
 
@@ -1104,11 +1103,18 @@ def simulation_json(result) -> dict:
               default="table", show_default=True)
 @click.option("--output", "-o", type=OutputPath(), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
+@click.option("--bot-command", "bot_commands", multiple=True, metavar='NAME="CMD ..."',
+              help="An external bot: a program speaking the engine protocol (nimmt engine's "
+                   "bot method, docs/ENGINE.md) plays as bot NAME in --bots; started once per "
+                   "worker, shut down at the end. Repeat for more.")
+@click.option("--bot-timeout", type=FiniteFloat(0, min_open=True), default=60.0,
+              show_default=True, help="Seconds an external bot may take for one decision.")
 @SAVE_GAMES
 @seed_option
 def arena(variant: str, players: int, placement: str, bots: str, deals: int, threshold: int,
           one_round: bool, no_duplicate: bool, workers: int, drafters: str | None, fmt: str,
-          output: str | None, save_games: str | None, seed: int | None) -> None:
+          output: str | None, bot_commands: tuple[str, ...], bot_timeout: float,
+          save_games: str | None, seed: int | None) -> None:
     """Play bots against each other in duplicate deals and rate them.
 
     Each deal is replayed with the seats rotated so that each bot holds each hand.
@@ -1125,10 +1131,13 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
       nimmt arena --players 4 --bots expecti,mcs,closest,random --deals 50 --one-round --seed 1
       nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \
         --deals 20 --one-round --seed 1
+      nimmt arena --players 2 --bots ext,random --bot-command ext="nimmt engine \
+        --default-bot closest" --deals 20 --one-round --seed 1
     """
     from nimmt.solver.arena import run_arena
+    from nimmt.solver.external import parse_arena_bots, parse_bot_commands
 
-    specs = _bot_specs(bots, None)
+    specs = parse_arena_bots(bots, parse_bot_commands(bot_commands, bot_timeout))
     if len(specs) != players:
         _usage(f"--bots names {len(specs)} bots for --players {players}; name one per seat")
     rules = Rules(variant, players, placement, threshold, one_round)

@@ -35,6 +35,7 @@ from . import engine, turns
 from .bots import Bot, BotSpec, Moment, make_policy
 from .draftsearch import DEFAULT_DRAFTER, DRAFTERS, draft_round, seat_names
 from .errors import NimmtError, param
+from .external import close_engines, policy_for
 from .game import Estimate, SeatStats, SimulationResult, win_shares
 from .names import Variant
 from .position import Position, format_position
@@ -198,8 +199,8 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
     for b, s in enumerate(seat_of):
         bot_at[s] = b
     labels = bot_labels(specs)
-    policies = [make_policy(specs[bot_at[s]], bot_seed(seed, deal, rotation, bot_at[s]))
-                for s in range(n)]
+    policies = [policy_for(specs[bot_at[s]], bot_seed(seed, deal, rotation, bot_at[s]))
+                for s in range(n)]  # (external bots: solver/external.py)
     totals = [0] * n  # per seat
     times: list[list[float]] = [[] for _ in range(n)]
     rounds = 0
@@ -459,6 +460,7 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
+        close_engines()  # external bots (the workers close theirs as they end)
     result = ArenaResult(rules, tuple(bot_labels(specs)), seed, deals, duplicate, games,
                          time.perf_counter() - start, drafters=draft)
     return summarise(result)
