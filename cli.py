@@ -653,30 +653,30 @@ def command_options(command: click.Command, params: dict[str, Any]) -> dict[str,
     argv: list[str] = []
     arguments: list[str] = []
     for key, value in params.items():
-        p = by_name.get(str(key).replace("-", "_"))
-        if p is None:
+        found = by_name.get(str(key).replace("-", "_"))
+        if found is None:
             names = sorted({q.name for q in by_name.values() if q.name})
             raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
                               f"parameters: {', '.join(names)}")
+        option = found
         if value is None:
             continue
-        if isinstance(p, click.Option) and p.is_flag:
+        if isinstance(option, click.Option) and option.is_flag:
             if not isinstance(value, bool):
                 raise ParamsError(f"{key} is true or false; got {json.dumps(value)[:40]}")
             if value:
-                argv.append(p.opts[-1])
+                argv.append(next(o for o in option.opts if o.startswith("--")))
             continue
-        if isinstance(value, bool) or isinstance(value, (dict, list)) and not all(
+        if isinstance(value, (bool, dict)) or isinstance(value, list) and not all(
                 isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
             raise ParamsError(f"{key} takes a value (a string or a number); got "
                               f"{json.dumps(value)[:40]}")
         text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-        if isinstance(p, click.Argument):
+        if isinstance(option, click.Argument):
             arguments.append(text)
         else:
-            argv.append(f"{p.opts[-1]}={text}" if p.opts[-1].startswith("--") else p.opts[-1])
-            if not p.opts[-1].startswith("--"):
-                argv.append(text)
+            long = next(o for o in option.opts if o.startswith("--"))
+            argv.append(f"{long}={text}")
     try:
         ctx = command.make_context(command.name, argv + ["--"] + arguments,
                                    parent=click.Context(cli, info_name="nimmt"))

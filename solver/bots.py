@@ -649,7 +649,7 @@ def moment_of(position: Position, turn: Sequence[int],
     take = [-1] * n if take_rows is None else [int(t) for t in take_rows]
     tie = [-1] * n if tie_sides is None else [int(t) for t in tie_sides]
     if len(take) != n or len(tie) != n:
-        raise NimmtError(f"{param('take_rows')} and {param('tie_sides')} need one entry per "
+        raise NimmtError(f"take_rows and tie_sides need one entry per "
                          f"player ({n}), -1 where there is no choice")
     position.apply_turn(turn)  # every card checked: in its hand (or the pool), no repeats
     mine = turn[0]
@@ -657,8 +657,8 @@ def moment_of(position: Position, turn: Sequence[int],
     for p in range(n):
         if p not in lower and (take[p] != -1 or tie[p] != -1):
             raise NimmtError(f"player {p + 1}'s card {turn[p]} is placed after player 1's: "
-                             f"its choice is not made yet; give -1 in {param('take_rows')} "
-                             f"and {param('tie_sides')}")
+                             f"its choice is not made yet; give -1 in take_rows "
+                             f"and tie_sides")
     rows = position.rows if not lower else engine.resolve_turn(
         position.rows, [turn[p] for p in lower], position.professional,
         [take[p] for p in lower], [tie[p] for p in lower]).rows

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .bots import BOT_NAMES, Bot, BotSpec, Decision, Moment, make_policy, parse_bot, split_bot_list
-from .errors import NimmtError
+from .errors import NimmtError, param
 from .position import Position, format_position
 
 __all__ = ["DEFAULT_TIMEOUT", "EngineProcess", "ExternalBot", "ExternalBotError", "ExternalSpec",
@@ -67,20 +67,21 @@ def parse_bot_commands(items: list[str] | tuple[str, ...],
     for item in items:
         name, eq, command = str(item).partition("=")
         name = name.strip()
+        flag = param("bot_command")
         if not eq or not NAME.fullmatch(name):
-            raise NimmtError(f"--bot-command takes NAME=\"CMD ...\" (NAME: a letter, then "
-                             f"letters, digits, _ . -); got {str(item)[:40]!r}")
+            raise NimmtError(f"{flag} takes NAME=\"CMD ...\" (NAME: a letter, then letters, "
+                             f"digits, _ . -); got {str(item)[:40]!r}")
         if name in BOT_NAMES:
-            raise NimmtError(f"--bot-command {name}: {name} is a built-in bot; give the "
-                             "external one another name")
+            raise NimmtError(f"{flag} {name}: {name} is a built-in bot; give the external one "
+                             "another name")
         if name in out:
-            raise NimmtError(f"--bot-command {name} is given twice")
+            raise NimmtError(f"{flag} {name} is given twice")
         try:
             argv = shlex.split(command)
         except ValueError as e:
-            raise NimmtError(f"--bot-command {name}: cannot split the command: {e}") from None
+            raise NimmtError(f"{flag} {name}: cannot split the command: {e}") from None
         if not argv:
-            raise NimmtError(f"--bot-command {name}: give the command to run after {name}=")
+            raise NimmtError(f"{flag} {name}: give the command to run after {name}=")
         out[name] = ExternalSpec(name, {}, command, timeout)
     return out
 
@@ -124,7 +125,10 @@ class EngineProcess:
         return f" (its last line on stderr: {lines[-1][:120]})" if lines else ""
 
     def _gone(self, what: str) -> ExternalBotError:
-        code = self.process.poll()
+        try:  # its output closed: it is ending, or has ended
+            code = self.process.wait(1.0)
+        except subprocess.TimeoutExpired:
+            code = None
         status = f"exited with status {code}" if code is not None else "closed its output"
         return ExternalBotError(f"{what}: the program {status}{self._stderr_tail()}")
 

@@ -328,7 +328,7 @@ class Engine:
         name = p.get("bot", self.default_bot)
         if not isinstance(name, str):
             raise ParamsError("bot names the bot (e.g. closest or expecti:samples=500); this "
-                              "engine has no default bot (nimmt engine --default-bot NAME)")
+                              "engine was started without a default bot")
         seconds = _seconds(p) or self.time_limit
         spec = parse_bot(name)
         if seconds is not None and "time" in PARAMETERS[spec.name] \

@@ -208,13 +208,13 @@ def bot_answer(position: Position, bot: str, seed: int | None = None, decisions:
     spec = parse_bot(bot)
     used = fresh_seed(seed)
     if decisions < 0:
-        raise NimmtError(f"{param('decisions')} must be at least 0")
+        raise NimmtError("decisions must be at least 0")
     policy = make_policy(spec, used)
     policy.decisions = int(decisions)
     out: dict[str, Any] = {"bot": str(spec), "seed": used}
     if turn is None:
         if take_rows is not None or tie_sides is not None:
-            raise OptionError(f"{_flags(['take_rows', 'tie_sides'])} go with "
+            raise OptionError(f"take_rows and tie_sides go with "
                               f"{param('turn')} (a row choice)")
         decision: Decision = policy.choose(position)
         out.update(card=int(decision.card), take_row=int(decision.take_row),
