@@ -314,11 +314,12 @@ class Engine:
             exact = self._progress(rid, "cards solved exactly", cards)
         try:
             answer = analyse_answer(**options, progress=progress, exact_progress=exact)
-        except SearchStopped as e:  # (a refusal before it began finished no card)
-            data = (unfinished_json(e, position, options.get("opponents", Model.RANDOM))
-                    if e.finished else None)
-            raise _Reply(SEARCH_STOPPED if e.finished else INVALID_PARAMS,
-                         _one_line(self.message(e)), data) from None
+        except SearchStopped as e:  # a refusal before it began: bad params
+            ran = bool(e.finished or e.nodes)
+            data = unfinished_json(e, position, options.get("opponents", Model.RANDOM)) \
+                if ran else None
+            raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(self.message(e)),
+                         data) from None
         return answer.to_json()
 
     def bot(self, params: dict[str, Any], rid: Any) -> dict[str, Any]:
