@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
 
-import pytest
 from click.testing import CliRunner
 
 from nimmt import cli
@@ -299,7 +297,6 @@ def test_engine_help_and_a_bad_default_bot():
     assert "JSON-RPC" in CliRunner().invoke(cli.cli, ["engine", "--help"]).output
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX pipes")
 def test_a_long_line_is_refused_and_the_next_answered():
     messages, _ = run_in_process(["x" * (2**20 + 10), request(1, "info")])
     assert messages[0]["error"]["code"] == INVALID_REQUEST and messages[0]["id"] is None
