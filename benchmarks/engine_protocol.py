@@ -108,6 +108,7 @@ def main() -> None:
     engine = EngineClient()
     rows = []
     mismatches = 0
+    differing: set[str] = set()
     try:
         for n, k in [(n, k) for n in players for k in (3, 4, 5)]:
             batch = positions(k, args.positions, n)
@@ -119,7 +120,11 @@ def main() -> None:
                 search_times.append(result["seconds"])
                 expected, cli_seconds = cli_analyse(position)
                 cli_times.append(cli_seconds)
-                mismatches += not same(result, expected)
+                if not same(result, expected):
+                    mismatches += 1
+                    differing |= {key for key in set(result) | set(expected)
+                                  if key != "seconds" and result.get(key) != expected.get(key)}
+                    differing.add(f"method {result['method']}/{expected['method']}")
             e_total, c_total = sum(engine_times), sum(cli_times)
             rows.append([n, k, len(batch), f"{1000 * quantile(engine_times, 0.5):.1f}",
                          f"{1000 * quantile(engine_times, 0.95):.1f}",
@@ -137,7 +142,8 @@ def main() -> None:
                    tablefmt="github", disable_numparse=True))
     print(f"\ntactical, model random, method auto, --seed 1; replies equal to "
           f"nimmt analyse --format json (but seconds): "
-          f"{'all' if not mismatches else f'{mismatches} differ'}; load average "
+          f"{'all' if not mismatches else f'{mismatches} differ'}"
+          + (f" (in {', '.join(sorted(differing))})" if differing else "") + "; load average "
           f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after "
           f"({os.cpu_count()} cores)")
 
