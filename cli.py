@@ -469,38 +469,24 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
       nimmt analyse example --opponents nash --both-sides --verify
       nimmt analyse example-draft-start --samples 10000 --seed 1
     """
+    from click.core import ParameterSource
+
     from nimmt.solver.draft import DraftPosition
+    from nimmt.solver.queries import OptionError, analyse_answer
 
-    if isinstance(position, DraftPosition):
-        if turn is not None:
-            _usage("--turn applies to positions in a round, not to draft positions; drop it")
-        analyse_draft_command(position, method, samples, time_limit, max_nodes, workers,
-                              drafters, round_bots, fmt, seed)
-        return
-    if drafters is not None or round_bots is not None:
-        _usage("--drafters and --round apply to draft positions (phase=draft); drop them")
-    if opponents == Model.NASH and method == Method.MONTECARLO:
-        _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
-               "solved exactly); drop --method, or use --opponents random")
-    nash_only = [name for name, on in (("--both-sides", both_sides), ("--verify", verify)) if on]
-    if nash_only and opponents != Model.NASH:
-        _usage(f"{' and '.join(nash_only)} appl{'ies' if len(nash_only) == 1 else 'y'} only to "
-               f"--opponents nash; add --opponents nash or drop {' and '.join(nash_only)}")
-    from nimmt.solver.analysis import DEFAULT_MAX_NODES
-    from nimmt.solver.analysis import analyse as run
-
-    used_seed = _fresh_seed(seed)
-    if turn is not None:
-        if both_sides or verify:
-            _usage("--both-sides and --verify do not apply to --turn (a row choice)")
-        _analyse_turn(position, turn, opponents, samples, used_seed,
-                      DEFAULT_MAX_NODES if max_nodes is None else max_nodes, fmt)
-        return
-    if opponents == Model.NASH:
+    ctx = click.get_current_context()
+    given = [name for name in ctx.params
+             if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    draft = isinstance(position, DraftPosition)
+    if draft:
+        progress = LazyProgress(samples, "samples per card")
+        exact_bar = LazyProgress(len(position.pool), "cards enumerated")
+    elif opponents == Model.NASH:
         progress = LazyProgress(position.cards_left ** 2, "root cells")
+        exact_bar = LazyProgress(position.cards_left, "cards solved exactly")
     else:
         progress = LazyProgress(samples, "samples per card")
-    exact_bar = LazyProgress(position.cards_left, "cards solved exactly")
+        exact_bar = LazyProgress(position.cards_left, "cards solved exactly")
 
     def close_exact() -> None:  # once: Monte Carlo may follow exact search
         if exact_bar.enabled:
@@ -512,11 +498,15 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
         progress(step)
 
     try:
-        result = run(position, opponents=opponents, method=method, samples=samples,
-                     seed=used_seed, time_limit=time_limit,
-                     max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
-                     progress=sampled if opponents != Model.NASH else progress, memory=memory,
-                     workers=workers, exact_progress=exact_bar)
+        answer = analyse_answer(
+            position, opponents=opponents, method=method, samples=samples, seed=seed,
+            time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
+            both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
+            round_bots=round_bots, given=given,
+            progress=sampled if not draft and opponents != Model.NASH else progress,
+            exact_progress=exact_bar)
+    except OptionError as e:
+        _usage(cli_message(e))
     except (SearchStopped, SearchInterrupted) as stopped:  # what finished, then one line
         close_exact()
         _echo_unfinished(stopped, position, opponents, fmt)
@@ -524,54 +514,39 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
     finally:
         close_exact()
         progress.close()
-    if verify and result.extra["exploitability"] > 1e-9:  # (verify: nash only, checked above)
-        _fail(f"verification failed: exploitability {result.extra['exploitability']:.3e}")
     if fmt == "json":
-        click.echo(json.dumps(result.to_json(), indent=2))
+        click.echo(json.dumps(answer.to_json(), indent=2))
+        return
+    tablefmt = "github" if fmt == "markdown" else "simple"
+    if answer.kind == "draft":
+        click.echo(render_draft_analysis(answer.result, tablefmt))
+    elif answer.kind == "turn":
+        click.echo(render_turn(answer, tablefmt))
     else:
-        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple",
-                                   show_p2=both_sides, verified=verify))
+        click.echo(render_analysis(answer.result, tablefmt, show_p2=both_sides,
+                                   verified=verify))
 
 
 cli.add_command(analyse, name="analyze")
 
 
-def _analyse_turn(position: Position, turn: str, opponents: str, samples: int, seed: int,
-                  max_nodes: int, fmt: str) -> None:
+def render_turn(answer, tablefmt: str) -> str:
     """``analyse --turn``: every row choice of your card in that turn, best first."""
     from nimmt.solver.analysis import UNITS
-    from nimmt.solver.bots import row_choices
 
-    cards = []
-    for item in turn.split(","):
-        if not (item.isascii() and item.isdigit()):
-            raise NimmtError(f"--turn takes cards as ASCII digits separated by commas, "
-                             f"yours first (e.g. 4,13); got {cut(turn)!r}")
-        cards.append(int(item))
-    choices = row_choices(position, cards, opponents, max_nodes=max_nodes, samples=samples,
-                          seed=seed)
+    position, cards, opponents, choices = (answer.position, answer.turn, answer.opponents,
+                                           answer.result)
     unit = UNITS[opponents]
-    if fmt == "json":
-        click.echo(json.dumps({
-            "position": format_position(position), "turn": cards, "opponents": opponents,
-            "unit": unit, "value": choices[0].value,
-            "choices": [{"choice": c.label, "take_row": c.take_row, "tie_side": c.tie_side,
-                         "cows_now": c.cows_now, "later": c.later, "value": c.value,
-                         "regret": c.regret, "rule_following": c.rule} for c in choices]},
-            indent=2))
-        return
     now = "your cows - p2's now" if opponents == Model.NASH else "cows now"
-    click.echo(f"{position.variant}, {position.players} players, {position.placement} "
-               f"placement; turn {','.join(map(str, cards))}: your {cards[0]} has a choice; "
-               f"opponents: {opponents} ({unit} to the end of the round)")
+    head = (f"{position.variant}, {position.players} players, {position.placement} "
+            f"placement; turn {','.join(map(str, cards))}: your {cards[0]} has a choice; "
+            f"opponents: {opponents} ({unit} to the end of the round)")
     rows = [[c.label + (" (rule-following)" if c.rule else ""), f"{c.cows_now:.3f}",
              f"{c.later:.3f}", f"{c.value:.3f}", f"{c.regret:.3f}"] for c in choices]
-    click.echo(tabulate(rows, headers=["choice", now, "later (best card after)", unit,
-                                       "regret"],
-                        tablefmt="github" if fmt == "markdown" else "simple",
-                        disable_numparse=True))
+    table = tabulate(rows, headers=["choice", now, "later (best card after)", unit, "regret"],
+                     tablefmt=tablefmt, disable_numparse=True)
     best = choices[0]
-    click.echo(f"\nbest: {best.label} ({unit} {best.value:.3f})")
+    return "\n".join([head, table, f"\nbest: {best.label} ({unit} {best.value:.3f})"])
 
 
 def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> None:
@@ -586,15 +561,9 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
             f"{stopped.nodes:,} nodes in {stopped.seconds:.1f} s; {len(stopped.finished)} of "
             f"{stopped.cards_total} cards solved, the others unknown")
     if fmt == "json":
-        click.echo(json.dumps({
-            "position": format_position(position), "opponents": opponents, "method": "exact",
-            "unit": unit, "complete": False, "stopped": stopped.reason,
-            "cards_total": stopped.cards_total, "nodes": stopped.nodes,
-            "seconds": stopped.seconds,
-            "cards": [{"card": c.card, "value": c.value, "cows_now": c.cows_now,
-                       "cows_later": c.value - c.cows_now,
-                       "take_probability": c.take_probability} for c in stopped.finished]},
-            indent=2))
+        from nimmt.solver.queries import unfinished_json
+
+        click.echo(json.dumps(unfinished_json(stopped, position, opponents), indent=2))
         return
     rows = [[c.card, f"{c.value:.3f}", f"{c.take_probability:.3f}", f"{c.cows_now:.3f}",
              f"{c.value - c.cows_now:.3f}"] for c in stopped.finished]
@@ -605,9 +574,6 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
 
 
 # ---------------------------------------------------------------- the logic draft
-
-DRAFT_ONLY_FLAGS = ("opponents", "memory", "both_sides", "verify")
-
 
 def _seat_list(names: tuple[str, ...]) -> str:
     if len(set(names)) == 1:
@@ -667,53 +633,96 @@ def render_draft_analysis(result, tablefmt: str) -> str:
     return "\n".join(lines + ["", table, "", verdict])
 
 
-def analyse_draft_command(draft, method: str, samples: int, time_limit: float | None,
-                          max_nodes: int | None, workers: int | None, drafters: str | None,
-                          round_bots: str | None, fmt: str, seed: int | None) -> None:
-    """``nimmt analyse DRAFT-POSITION``."""
+# ---------------------------------------------------------------- engine
+
+def command_options(command: click.Command, params: dict[str, Any]) -> dict[str, Any]:
+    """An engine request's params read by ``command``'s own click options, as the command
+    line reads them (the same checks and messages): names as the options' (``time_limit``
+    or ``time-limit``), the argument by its name (``position``); ``given`` lists the
+    options set. ``--format`` is the protocol's own (JSON) and is refused."""
     from click.core import ParameterSource
 
-    from nimmt.solver.draftsearch import DEFAULT_MAX_ROUNDS, analyse_draft
+    from nimmt.solver.protocol import ParamsError
 
-    ctx = click.get_current_context()
-    given = [name for name in DRAFT_ONLY_FLAGS
-             if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
-    if given:
-        flags = " and ".join(flag_of(name) for name in given)
-        _usage(f"{flags} appl{'ies' if len(given) == 1 else 'y'} to positions after the draft; "
-               "a draft position is analysed with --drafters and --round")
-    used_seed = _fresh_seed(seed)
-    play_round, round_names = None, round_bots  # type: tuple[Any, str | list[str] | None]
-    if round_bots is not None:  # search-backed bots play the round through the game loop
-        specs = _bot_specs(round_bots, None)
-        if any(s.searches for s in specs):
-            specs = specs * draft.players if len(specs) == 1 else specs
-            if len(specs) != draft.players:
-                _usage(f"--round names {len(specs)} bots for {draft.players} players; name one "
-                       "per seat (or one for every seat)")
-            from nimmt.solver.arena import round_player
-
-            if method == Method.EXACT:
-                _usage("--method exact does not apply when search-backed bots play the round; "
-                       "drop --method")
-            play_round = round_player(Rules(Variant.LOGIC, draft.players, draft.placement,
-                                            one_round=True), specs)
-            round_names = [str(s) for s in specs]
-    progress = LazyProgress(samples, "samples per card")
-    exact_bar = LazyProgress(len(draft.pool), "cards enumerated")
+    by_name: dict[str, click.Parameter] = {}
+    for p in command.params:
+        if p.name and p.name != "fmt":
+            by_name[p.name] = p
+            for opt in p.opts:
+                by_name[opt.lstrip("-").replace("-", "_")] = p
+    argv: list[str] = []
+    arguments: list[str] = []
+    for key, value in params.items():
+        found = by_name.get(str(key).replace("-", "_"))
+        if found is None:
+            names = sorted({q.name for q in by_name.values() if q.name})
+            raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
+                              f"parameters: {', '.join(names)}")
+        option = found
+        if value is None:
+            continue
+        if isinstance(option, click.Option) and option.is_flag:
+            if not isinstance(value, bool):
+                raise ParamsError(f"{key} is true or false; got {json.dumps(value)[:40]}")
+            if value:
+                argv.append(next(o for o in option.opts if o.startswith("--")))
+            continue
+        if isinstance(value, (bool, dict)) or isinstance(value, list) and not all(
+                isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
+            raise ParamsError(f"{key} takes a value (a string or a number); got "
+                              f"{json.dumps(value)[:40]}")
+        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        if isinstance(option, click.Argument):
+            arguments.append(text)
+        else:
+            long = next(o for o in option.opts if o.startswith("--"))
+            argv.append(f"{long}={text}")
     try:
-        result = analyse_draft(draft, drafters=drafters, round_bots=round_names, method=method,
-                               samples=samples, seed=used_seed, time_limit=time_limit,
-                               max_rounds=DEFAULT_MAX_ROUNDS if max_nodes is None else max_nodes,
-                               progress=progress, workers=workers or 1,
-                               exact_progress=exact_bar, play_round=play_round)
+        ctx = command.make_context(command.name, argv + ["--"] + arguments,
+                                   parent=click.Context(cli, info_name="nimmt"))
+    except click.UsageError as e:
+        raise ParamsError(_short_quotes(e.format_message().replace("\n", " "))) from None
+    options = {k: v for k, v in ctx.params.items() if k != "fmt"}
+    options["given"] = [k for k in ctx.params
+                        if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT]
+    return options
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--default-bot", default=None, metavar="BOT",
+              help="The bot that plays bot requests naming none (e.g. closest, "
+                   "expecti:samples=500).")
+@click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
+              help="Seconds a request gets when it gives no time_limit of its own.")
+@click.option("--progress-interval", type=FiniteFloat(0), default=0.5, show_default=True,
+              help="Seconds between two progress notifications of a long request.")
+def engine(default_bot: str | None, time_limit: float | None,
+           progress_interval: float) -> None:
+    """Serve programs: JSON-RPC 2.0 over standard input/output, one message per line.
+
+    Methods: analyse (nimmt analyse's options by name; the result is its --format json),
+    bot (a bot's card and row choices), review (one decision), info, shutdown. Errors are
+    JSON-RPC error objects and the engine keeps running; end of input, shutdown or Ctrl-C
+    end it. The protocol: docs/ENGINE.md.
+
+    \b
+    Example:
+      echo '{"jsonrpc": "2.0", "id": 1, "method": "info"}' | nimmt engine
+    """
+    from nimmt.solver.protocol import Engine
+
+    server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
+                    message=cli_message, default_bot=default_bot, time_limit=time_limit,
+                    progress_interval=progress_interval)
+    protocol_out = sys.stdout
+    sys.stdout = sys.stderr  # whatever else prints cannot break the protocol's lines
+    try:
+        status = server.serve(sys.stdin.buffer)
     finally:
-        exact_bar.close()
-        progress.close()
-    if fmt == "json":
-        click.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        click.echo(render_draft_analysis(result, "github" if fmt == "markdown" else "simple"))
+        sys.stdout = protocol_out
+    if status:
+        click.echo("nimmt: interrupted", err=True)
+        sys.exit(status)
 
 
 # ---------------------------------------------------------------- tree
@@ -1094,11 +1103,18 @@ def simulation_json(result) -> dict:
               default="table", show_default=True)
 @click.option("--output", "-o", type=OutputPath(), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
+@click.option("--bot-command", "bot_commands", multiple=True, metavar='NAME="CMD ..."',
+              help="An external bot: a program speaking the engine protocol (nimmt engine's "
+                   "bot method, docs/ENGINE.md) plays as bot NAME in --bots; started once per "
+                   "worker, shut down at the end. Repeat for more.")
+@click.option("--bot-timeout", type=FiniteFloat(0, min_open=True), default=60.0,
+              show_default=True, help="Seconds an external bot may take for one decision.")
 @SAVE_GAMES
 @seed_option
 def arena(variant: str, players: int, placement: str, bots: str, deals: int, threshold: int,
           one_round: bool, no_duplicate: bool, workers: int, drafters: str | None, fmt: str,
-          output: str | None, save_games: str | None, seed: int | None) -> None:
+          output: str | None, bot_commands: tuple[str, ...], bot_timeout: float,
+          save_games: str | None, seed: int | None) -> None:
     """Play bots against each other in duplicate deals and rate them.
 
     Each deal is replayed with the seats rotated so that each bot holds each hand.
@@ -1115,10 +1131,13 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
       nimmt arena --players 4 --bots expecti,mcs,closest,random --deals 50 --one-round --seed 1
       nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \
         --deals 20 --one-round --seed 1
+      nimmt arena --players 2 --bots ext,random --bot-command ext="nimmt engine \
+        --default-bot closest" --deals 20 --one-round --seed 1
     """
     from nimmt.solver.arena import run_arena
+    from nimmt.solver.external import parse_arena_bots, parse_bot_commands
 
-    specs = _bot_specs(bots, None)
+    specs = parse_arena_bots(bots, parse_bot_commands(bot_commands, bot_timeout))
     if len(specs) != players:
         _usage(f"--bots names {len(specs)} bots for --players {players}; name one per seat")
     rules = Rules(variant, players, placement, threshold, one_round)

@@ -33,8 +33,10 @@ import numpy as np
 
 from . import engine, turns
 from .bots import Bot, BotSpec, Moment, make_policy
-from .draftsearch import DEFAULT_DRAFTER, DRAFTERS, draft_round, seat_names
+from .draft import ROUND_ROBIN
+from .draftsearch import DEFAULT_DRAFTER, DRAFTERS, draft_round, drafted_round, seat_names
 from .errors import NimmtError, param
+from .external import close_engines, policy_for
 from .game import Estimate, SeatStats, SimulationResult, win_shares
 from .names import Variant
 from .position import Position, format_position
@@ -42,6 +44,7 @@ from .records import GameRecorder
 from .rules import HAND_SIZE, ROW_COUNT, Rules
 
 __all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "deal_cards",
+           "deal_round",
            "deal_with_bots", "play_deal", "rating", "run_arena", "simulate_bots"]
 
 MAX_ROUNDS = 200  # a game to a threshold ends by then whatever the bots do
@@ -67,6 +70,20 @@ def deal_cards(rules: Rules, seed: int, deal: int, round_index: int,
     n = rules.players
     hands = [sorted(cards[HAND_SIZE * p:HAND_SIZE * (p + 1)]) for p in range(n)]
     return cards[HAND_SIZE * n:HAND_SIZE * n + ROW_COUNT], hands
+
+
+def deal_round(rules: Rules, seed: int, deal: int, round_index: int,
+               drafters: Sequence[str] | None = None
+               ) -> tuple[list[int], list[list[int]], dict | None]:
+    """``deal_cards``, with the draft as a game record keeps it when ``drafters`` draft
+    (``{"start": seat 1-based, "order": "round-robin", "picks": cards in pick order}``),
+    else None."""
+    if drafters is None:
+        return (*deal_cards(rules, seed, deal, round_index), None)
+    start = round_index % rules.players
+    rows, hands, picks = drafted_round(rules, drafters, start,
+                                       bot_seed(seed, deal, round_index))
+    return rows, hands, {"start": start + 1, "order": ROUND_ROBIN, "picks": picks}
 
 
 def bot_seed(*words: int) -> int:
@@ -198,8 +215,8 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
     for b, s in enumerate(seat_of):
         bot_at[s] = b
     labels = bot_labels(specs)
-    policies = [make_policy(specs[bot_at[s]], bot_seed(seed, deal, rotation, bot_at[s]))
-                for s in range(n)]
+    policies = [policy_for(specs[bot_at[s]], bot_seed(seed, deal, rotation, bot_at[s]))
+                for s in range(n)]  # (external bots: solver/external.py)
     totals = [0] * n  # per seat
     times: list[list[float]] = [[] for _ in range(n)]
     rounds = 0
@@ -207,13 +224,13 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
                             rules.one_round, [labels[bot_at[s]] for s in range(n)], seed=seed,
                             deal=deal, rotation=rotation) if keep else None  # ---- records
     while True:
-        rows, hands = deal_cards(rules, seed, deal, rounds,
-                                 None if drafters is None
-                                 else [drafters[bot_at[s]] for s in range(n)])
+        rows, hands, draft = deal_round(rules, seed, deal, rounds,
+                                        None if drafters is None
+                                        else [drafters[bot_at[s]] for s in range(n)])
         table = Table(rules, rows, hands, policies, totals,
                       [labels[bot_at[s]] for s in range(n)])
         if recorder is not None:  # ---- game records
-            recorder.start_round(rows, hands)
+            recorder.start_round(rows, hands, draft)
             table.recorder = recorder
         cows = table.play()
         if recorder is not None:
@@ -459,6 +476,7 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
+        close_engines()  # external bots (the workers close theirs as they end)
     result = ArenaResult(rules, tuple(bot_labels(specs)), seed, deals, duplicate, games,
                          time.perf_counter() - start, drafters=draft)
     return summarise(result)

@@ -635,24 +635,39 @@ class RowOption:
     rule: bool      # the rule-following choice
 
 
-def moment_of(position: Position, turn: Sequence[int]) -> Moment:
+def moment_of(position: Position, turn: Sequence[int],
+              take_rows: Sequence[int] | None = None,
+              tie_sides: Sequence[int] | None = None) -> Moment:
     """The moment player 1's card (``turn[0]``) reaches the rows in the turn ``turn`` (one
-    card per player, player 1 first): the lower cards placed first, their owners'
-    choices rule-following. A NimmtError when that card has only one place to go."""
-    if len(turn) != position.players:
-        raise NimmtError(f"{param('turn')} needs one card per player ({position.players}), "
+    card per player, player 1 first): the lower cards placed first, their owners' choices
+    ``take_rows``/``tie_sides`` (per player, -1: rule-following; the default). A NimmtError
+    when that card has only one place to go."""
+    n = position.players
+    if len(turn) != n:
+        raise NimmtError(f"{param('turn')} needs one card per player ({n}), "
                          f"player 1 first; got {len(turn)}")
+    take = [-1] * n if take_rows is None else [int(t) for t in take_rows]
+    tie = [-1] * n if tie_sides is None else [int(t) for t in tie_sides]
+    if len(take) != n or len(tie) != n:
+        raise NimmtError(f"take_rows and tie_sides need one entry per "
+                         f"player ({n}), -1 where there is no choice")
     position.apply_turn(turn)  # every card checked: in its hand (or the pool), no repeats
     mine = turn[0]
-    lower = [c for c in turn if c < mine]
+    lower = sorted((p for p in range(n) if turn[p] < mine), key=lambda p: turn[p])
+    for p in range(n):
+        if p not in lower and (take[p] != -1 or tie[p] != -1):
+            raise NimmtError(f"player {p + 1}'s card {turn[p]} is placed after player 1's: "
+                             f"its choice is not made yet; give -1 in take_rows "
+                             f"and tie_sides")
     rows = position.rows if not lower else engine.resolve_turn(
-        position.rows, sorted(lower), position.professional).rows
+        position.rows, [turn[p] for p in lower], position.professional,
+        [take[p] for p in lower], [tie[p] for p in lower]).rows
     options = turns.option_choices(rows, mine, position.professional)
     if len(options) < 2:
         raise NimmtError(f"player 1's card {mine} has one place to go in this turn; there is "
                          f"no row to choose (give a card with no legal end in {param('turn')})")
-    none = (-1,) * position.players
-    return Moment(position, tuple(turn), none, none, rows, options)
+    return Moment(position, tuple(int(c) for c in turn), tuple(take), tuple(tie), rows,
+                  options)
 
 
 def _label(moment: Moment, option: int) -> str:

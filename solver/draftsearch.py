@@ -44,8 +44,8 @@ from .rules import HAND_SIZE, ROW_COUNT, Rules, card_cows
 
 __all__ = ["DEFAULT_DRAFTER", "DEFAULT_MAX_ROUNDS", "DEFAULT_ROUND_BOT", "DRAFTERS",
            "DraftAnalysis", "DraftCard", "LogicRound", "analyse_draft", "deal_draft",
-           "deal_logic_position", "draft_round", "drafter_codes", "estimate_rounds",
-           "exact_applies", "play_logic_games", "play_logic_round", "seat_names"]
+           "deal_logic_position", "draft_round", "drafted_round", "drafter_codes",
+           "estimate_rounds", "exact_applies", "play_logic_games", "play_logic_round", "seat_names"]
 
 DRAFTERS = ("random", "fewest", "cheap", "evaluate", "optimal")
 DRAFT_CODES = {"random": dk.DRAFT_RANDOM, "fewest": dk.DRAFT_FEWEST, "cheap": dk.DRAFT_CHEAP,
@@ -568,14 +568,23 @@ def play_logic_round(rules: Rules, drafters: Sequence[str] | str | None = None,
 
 def draft_round(rules: Rules, drafters: Sequence[str] | str, start: int = 0, seed: int = 0,
                 ) -> tuple[list[int], list[list[int]]]:
+    """A whole logic draft (``drafted_round``): the 4 row cards and each seat's hand."""
+    rows, hands, _ = drafted_round(rules, drafters, start, seed)
+    return rows, hands
+
+
+def drafted_round(rules: Rules, drafters: Sequence[str] | str, start: int = 0, seed: int = 0,
+                  ) -> tuple[list[int], list[list[int]], list[int]]:
     """A whole logic draft, round robin from seat ``start`` (0-based), one drafter per seat
     (or one for all): the 4 row cards (ascending) and each seat's hand. Random choices come
     from ``seed``; an ``evaluate`` drafter models the round with the ``closest`` bot. The
-    arena's logic deal.
+    arena's logic deal. Also the cards in pick order (pick i by seat (start + i) mod n).
 
-    >>> rows, hands = draft_round(Rules("logic", 2), "fewest", start=1, seed=3)
+    >>> rows, hands, picks = drafted_round(Rules("logic", 2), "fewest", start=1, seed=3)
     >>> len(rows), [len(h) for h in hands], sorted(rows + hands[0] + hands[1]) == list(range(1, 25))
     (4, [10, 10], True)
+    >>> sorted(picks[1::2]) == hands[0]  # seat 2 picked first, then seat 1, ...
+    True
     """
     _rules(rules)
     n = rules.players
@@ -592,7 +601,12 @@ def draft_round(rules: Rules, drafters: Sequence[str] | str, start: int = 0, see
                          drafter_codes(names), n, rules.professional,
                          engine.bot_codes([DEFAULT_ROUND_BOT] * n), rng)
     rows = sorted(int(c) for c in pool[:left])
-    return rows, [sorted(int(c) for c in hands[p, :counts[p]]) for p in range(n)]
+    taken = [0] * n  # the kernel fills each hand in pick order
+    picks = []
+    for p in pickers:
+        picks.append(int(hands[p, taken[p]]))
+        taken[p] += 1
+    return rows, [sorted(int(c) for c in hands[p, :counts[p]]) for p in range(n)], picks
 
 
 def deal_logic_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0,

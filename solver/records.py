@@ -1,7 +1,8 @@
 """Game records: one JSON format for whole games (docs/DESIGN.md, "Game records").
 
-A record holds the rules, the seats' names, and per round the starting rows, every hand,
-every turn's cards and row choices and the cows; ``load_record`` replays each turn with
+A record holds the rules, the seats' names, and per round the starting rows, every hand
+(and, for a logic round drafted by bots, the draft's picks in order), every turn's cards
+and row choices and the cows; ``load_record`` replays each turn with
 the engine (``Position.apply_turn``) and raises one ``NimmtError`` line naming the first
 illegal move (round, turn, player) or the first figure that does not match the replay.
 
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .draft import ORDERS, ROUND_ROBIN, picker
 from .errors import NimmtError
 from .fileio import atomic_write_text, read_json
 from .names import Placement, Variant, values
@@ -23,7 +25,8 @@ from .position import Position
 from .rules import DEFAULT_THRESHOLD, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, ROW_COUNT, deck_size
 
 __all__ = ["FORMAT", "VERSION", "GameRecorder", "RecordTurn", "ReplayedRound", "build_record",
-           "game_file_name", "load_record", "replay", "save_record", "validate_record"]
+           "game_file_name", "load_record", "replay", "replay_draft", "save_record",
+           "validate_record"]
 
 FORMAT = "nimmt-game"
 VERSION = 1
@@ -43,10 +46,17 @@ class GameRecorder:
             "threshold": int(threshold), "one_round": bool(one_round),
             "names": [str(n) for n in names], **extra, "rounds": [], "scores": None}
 
-    def start_round(self, rows: Sequence[int], hands: Sequence[Sequence[int]]) -> None:
-        self.record["rounds"].append({
-            "rows": [int(c) for c in rows],
-            "hands": [sorted(int(c) for c in h) for h in hands], "turns": [], "cows": None})
+    def start_round(self, rows: Sequence[int], hands: Sequence[Sequence[int]],
+                    draft: Mapping[str, Any] | None = None) -> None:
+        """A new round: its rows and hands, and (logic, drafted) the draft: ``start`` (the
+        seat that picked first, 1-based), ``order`` and ``picks`` (the cards in order)."""
+        this: dict[str, Any] = {"rows": [int(c) for c in rows],
+                                "hands": [sorted(int(c) for c in h) for h in hands]}
+        if draft is not None:
+            this["draft"] = {"start": int(draft.get("start", 1)),
+                             "order": str(draft.get("order", ROUND_ROBIN)),
+                             "picks": [int(c) for c in draft["picks"]]}
+        self.record["rounds"].append({**this, "turns": [], "cows": None})
 
     def turn(self, cards: Sequence[int], take_rows: Sequence[int], tie_sides: Sequence[int],
              cows: Sequence[int]) -> None:
@@ -80,7 +90,7 @@ def build_record(variant: str, players: int, placement: str, names: Sequence[str
     hand-written game needs no arithmetic. Raises NimmtError on the first illegal move."""
     recorder = GameRecorder(variant, players, placement, threshold, one_round, names, **extra)
     for r in rounds:
-        recorder.start_round(r["rows"], r["hands"])
+        recorder.start_round(r["rows"], r["hands"], r.get("draft"))
         recorder.record["rounds"][-1]["turns"] = [
             {k: list(v) for k, v in t.items() if k != "cows"} for t in r["turns"]]
     record = recorder.record
@@ -114,6 +124,8 @@ class ReplayedRound:
     scores_before: tuple[int, ...]   # per seat
     turns: tuple[RecordTurn, ...]
     cows: tuple[int, ...]
+    pickers: tuple[int, ...] = ()    # logic, drafted: the seat (0-based) of each pick
+    picks: tuple[int, ...] = ()      # the cards in pick order
 
 
 def _fail(where: str, message: str) -> NimmtError:
@@ -163,6 +175,52 @@ def _check_header(record: Any) -> None:
         raise NimmtError("game record: rounds must be a non-empty list")
 
 
+def replay_draft(draft: Any, rows: list[int], hands: list[list[int]], variant: str,
+                 where: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A round's draft (logic) replayed pick by pick: each card must be in the open pool
+    when picked; the picks must give every hand of the round and leave its rows
+    (ascending). Returns (pickers, picks); NimmtError (one line) at the first fault."""
+    n = len(hands)
+    if variant != Variant.LOGIC:
+        raise _fail(where, "a draft belongs to the logic variant; drop the round's draft")
+    if not isinstance(draft, dict):
+        raise _fail(where, "draft must be a JSON object with start, order and picks")
+    start, order = draft.get("start", 1), draft.get("order", ROUND_ROBIN)
+    if type(start) is not int or not 1 <= start <= n:
+        raise _fail(where, f"the draft's start must be a player 1..{n}")
+    if order not in ORDERS:
+        raise _fail(where, f"the draft's order must be {' or '.join(ORDERS)}")
+    picks = _ints(draft.get("picks"), where, "the draft's picks")
+    if len(picks) != HAND_SIZE * n:
+        raise _fail(where, f"the draft lists {len(picks)} picks; a draft of {n} players has "
+                    f"{HAND_SIZE * n}")
+    deck = deck_size(variant, n)
+    when: dict[int, int] = {}
+    held: list[list[int]] = [[] for _ in range(n)]
+    pickers = []
+    for i, card in enumerate(picks):
+        p = picker(i, n, start, order)
+        at = f"{where}, draft pick {i + 1}"
+        if not 1 <= card <= deck:
+            raise _fail(at, f"player {p + 1} cannot pick {card}: the deck is 1..{deck}")
+        if card in when:
+            raise _fail(at, f"player {p + 1} cannot pick {card}: player "
+                        f"{picker(when[card], n, start, order) + 1} picked it at pick "
+                        f"{when[card] + 1}")
+        when[card] = i
+        held[p].append(card)
+        pickers.append(p)
+    for p in range(n):
+        if sorted(held[p]) != sorted(hands[p]):
+            raise _fail(where, f"the draft's picks give player {p + 1} "
+                        f"{','.join(map(str, sorted(held[p])))[:60]}, not the hand listed")
+    left = sorted(set(range(1, deck + 1)) - set(when))
+    if rows != left:
+        raise _fail(where, f"the draft leaves {','.join(map(str, left))} for the rows "
+                    f"(ascending), not {','.join(map(str, rows))}")
+    return tuple(pickers), tuple(picks)
+
+
 def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedRound]:
     """Every round and turn of ``record`` replayed by the engine; NimmtError (one line) at
     the first illegal move or, with ``check_cows``, the first figure that differs."""
@@ -193,6 +251,8 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
         if variant != Variant.STANDARD and len(rows) + sum(map(len, hands)) \
                 != deck_size(variant, n):
             raise _fail(where, "the deal does not use the whole deck")
+        pickers, picks = ((), ()) if "draft" not in this else replay_draft(
+            this["draft"], rows, hands, variant, where)
         played = this.get("turns")
         last = i == len(record["rounds"]) - 1
         if not isinstance(played, list) or not (
@@ -221,7 +281,7 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
         if check_cows and this.get("cows") != list(cows):
             raise _fail(where, f"cows {str(this.get('cows'))[:60]} differ from the replay's "
                         f"{list(cows)}")
-        out.append(ReplayedRound(i, tuple(scores), tuple(turns), cows))
+        out.append(ReplayedRound(i, tuple(scores), tuple(turns), cows, pickers, picks))
         scores = [a + b for a, b in zip(scores, cows)]
         if not last and (record.get("one_round") is True
                          or max(scores) >= record.get("threshold", DEFAULT_THRESHOLD)):

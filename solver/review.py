@@ -27,7 +27,7 @@ from .position import Position, format_position
 from .records import RecordTurn, replay
 
 __all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "label_of", "regret_figure",
-           "render_html", "render_text", "review_game", "seat_view"]
+           "render_html", "render_text", "review_card", "review_game", "seat_view"]
 
 Z95 = 1.959963984540054
 # (lowest regret, label), most severe first; below the last: "ok"; no regret: "best"
@@ -214,17 +214,8 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
             round_no, turn_no = r.index + 1, r.turns.index(t) + 1
             view = seat_view(t, s)
             text = format_position(view)
-            card = t.cards[s]
-            try:
-                a = judge(view)
-                played, best, regret, half = _regret_of(a, card)
-                review.decisions.append(Decision(
-                    round_no, turn_no, s, "card", str(card), str(a.best.card), played, best,
-                    regret, half, a.method, label_of(regret, half), text))
-            except SearchStopped as e:
-                review.decisions.append(Decision(
-                    round_no, turn_no, s, "card", str(card), "", None, None, None, None, "",
-                    "not reviewed", text, note=str(e).split(";")[0]))
+            review.decisions.append(_judge_card(view, t.cards[s], judge, round_no, turn_no,
+                                                s, text))
             moment = _row_moment(t, s, view) if rows else None
             if moment is not None:
                 review.decisions.append(_review_row(moment, t, s, round_no, turn_no, text,
@@ -235,6 +226,35 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     except KeyboardInterrupt:
         review.complete = False
     return review
+
+
+def _judge_card(view: Position, card: int, judge: Callable[[Position], Analysis],
+                round_no: int, turn_no: int, seat: int, text: str) -> Decision:
+    """The card decision: the card played against the best card of ``judge(view)``."""
+    try:
+        a = judge(view)
+        played, best, regret, half = _regret_of(a, card)
+        return Decision(round_no, turn_no, seat, "card", str(card), str(a.best.card), played,
+                        best, regret, half, a.method, label_of(regret, half), text)
+    except SearchStopped as e:
+        return Decision(round_no, turn_no, seat, "card", str(card), "", None, None, None, None,
+                        "", "not reviewed", text, note=str(e).split(";")[0])
+
+
+def review_card(position: Position, card: int, opponents: str = "random",
+                samples: int = 2000, seed: int = 0, time_limit: float | None = None,
+                max_nodes: int = 5_000_000) -> Decision:
+    """One card decision judged as ``review_game`` judges it: player 1 of ``position``
+    played ``card`` (round, turn and seat 0: a position alone)."""
+    if opponents not in (Model.RANDOM, Model.WORST):
+        raise NimmtError(f"review judges against opponents random or worst; got {opponents!r}")
+    if card not in position.hand:
+        raise NimmtError(f"card {card} is not in player 1's hand "
+                         f"({','.join(map(str, position.hand))})")
+    return _judge_card(position, card,
+                       lambda p: analyse(p, opponents, samples=samples, seed=seed,
+                                         time_limit=time_limit, max_nodes=max_nodes),
+                       0, 0, 0, format_position(position))
 
 
 def _review_row(moment: Moment, t: RecordTurn, seat: int, round_no: int, turn_no: int,

@@ -59,11 +59,14 @@ LAYERS = {
     "solver.arena": 6,
     "solver.records": 6, "solver.review": 6,  # game records and their review (issue 14)
     "solver.play": 6,  # a game at the terminal against bots (issue 14)
+    "solver.external": 6,  # bots in another process, over the engine protocol (issue 14)
+    "solver.queries": 6,  # analyse / bot / review answers shared by cli and the engine
     "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
     "puzzles": 6,
     "puzzles.study": 6, "puzzles.studyreport": 6,  # endgame studies (issue 15)
     # the faces: the command line and the package's curated API
     "cli": 7, "solver": 7,
+    "solver.protocol": 7,  # nimmt engine: JSON-RPC over stdin/stdout (issue 14)
 }
 
 # Underscore names still imported across modules: the kernels being rewritten into one
