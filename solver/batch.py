@@ -114,7 +114,8 @@ class Batch(Generic[R]):
 
     results: dict[int, R] = field(default_factory=dict)
     stopped: str | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0     # the whole run, start-up included
+    startup: float = 0.0     # before the first unit was handed out (cluster, connection, warm)
     units: int = 0           # units handed out (started or queued) before the end
 
     def ordered(self) -> list[R]:
@@ -145,6 +146,8 @@ class RunState:
         """The next (index, unit) to hand out, None at the end."""
         item = next(numbered, None)
         if item is not None:
+            if self.batch.units == 0:
+                self.batch.startup = time.perf_counter() - self.start
             self.batch.units += 1
         return item
 
