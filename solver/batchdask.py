@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import signal
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,7 +23,7 @@ import distributed
 
 from .errors import NimmtError, param
 
-__all__ = ["WarmPlugin", "code_fingerprint", "connect", "run"]
+__all__ = ["IgnoreInterrupt", "WarmPlugin", "code_fingerprint", "connect", "run"]
 
 CONNECT_SECONDS = 3.0    # how long to try an unreachable scheduler before saying so
 WORKER_WAIT = 10.0       # how long a scheduler without workers is waited for
@@ -57,6 +59,16 @@ class WarmPlugin(distributed.WorkerPlugin):
         self.warm()
 
 
+class IgnoreInterrupt(distributed.WorkerPlugin):
+    """The workers of a LocalCluster started for a run leave Ctrl-C to the command (which
+    cancels its units and closes the cluster): no traceback from each worker. (Workers
+    the user started are left alone.)"""
+
+    def setup(self, worker: Any) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def quiet() -> None:
     """Dask's own log lines (a worker lost, a unit re-run) are not the command's output."""
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
@@ -85,6 +97,8 @@ def connect(backend: Any) -> tuple[distributed.Client, distributed.LocalCluster 
                          f"start one with: dask scheduler, or check "
                          f"{param('scheduler')}") from None
     try:
+        if cluster is not None:
+            client.register_plugin(IgnoreInterrupt(), name="nimmt-ignore-interrupt")
         check_workers(client, address)
     except BaseException:
         client.close()
