@@ -16,6 +16,7 @@ import signal
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -72,6 +73,7 @@ class IgnoreInterrupt(distributed.WorkerPlugin):
 def quiet() -> None:
     """Dask's own log lines (a worker lost, a unit re-run) are not the command's output."""
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    warnings.filterwarnings("ignore", module="distributed")
 
 
 def connect(backend: Any) -> tuple[distributed.Client, distributed.LocalCluster | None]:
@@ -82,7 +84,7 @@ def connect(backend: Any) -> tuple[distributed.Client, distributed.LocalCluster 
     if backend.dask_local is not None:
         cluster = distributed.LocalCluster(
             n_workers=backend.dask_local, threads_per_worker=1, processes=True,
-            dashboard_address=None, silence_logs=logging.CRITICAL)
+            dashboard_address=":0", silence_logs=logging.CRITICAL)  # any free port
         address = cluster.scheduler_address
     else:
         assert backend.scheduler is not None
