@@ -162,7 +162,7 @@ def test_dask_local_starts_its_own_cluster(runner):
 
 # ---------------------------------------------------------------- faults
 
-ARENA = (Rules("tactical", 3), "closest,random,dumper", 16, 9)  # whole games: units of ~0.1 s
+ARENA = (Rules("tactical", 3, threshold=30), "closest,random,dumper", 8, 9)  # short games
 
 
 def arena_json(result) -> bytes:
