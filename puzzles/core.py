@@ -34,7 +34,7 @@ DEFAULT_MARGIN: dict[str, float] = {Model.WORST: 1.0, Model.RANDOM: 0.5, Model.N
 TOLERANCE = 1e-9
 
 __all__ = ["Settings", "generate", "check_settings", "check_puzzle", "make_puzzle",
-           "refutation", "card_values", "DEFAULT_MARGIN"]
+           "refutation", "card_values", "try_candidate", "DEFAULT_MARGIN"]
 
 
 def card_values(position: Position, model: str) -> dict[int, float]:
@@ -137,7 +137,9 @@ def candidate(settings: Settings, index: int) -> Position:
     return deal_position(rules, settings.cards_left, seed, bots)
 
 
-def _try(args: tuple[Settings, int]) -> tuple[int, Puzzle | None]:
+def try_candidate(args: tuple[Settings, int]) -> tuple[int, Puzzle | None]:
+    """Candidate ``index`` of a run, solved: (index, its puzzle or None). ``args``:
+    (settings, index); a unit of ``generate``'s batch."""
     settings, index = args
     position = candidate(settings, index)
     ident = f"{settings.variant[0]}{settings.players}{settings.placement[0]}" \
@@ -188,9 +190,10 @@ def generate(settings: Settings, count: int, workers: int = 1,
         if progress:
             progress(len(kept), len(finished))
 
-    run = run_units(_try, ((settings, i) for i in range(limit)), batch or Backend(workers),
-                    on_result=on_result, enough=lambda: prefix["kept"] >= count,
-                    warm=partial(_try, (replace(settings, cards_left=2), 0)))
+    run = run_units(try_candidate, ((settings, i) for i in range(limit)),
+                    batch or Backend(workers), on_result=on_result,
+                    enough=lambda: prefix["kept"] >= count,
+                    warm=partial(try_candidate, (replace(settings, cards_left=2), 0)))
     if report is not None:
         report["interrupted"] = run.stopped == "interrupted"
     chosen = [kept[i] for i in sorted(kept)][:count]
