@@ -20,11 +20,13 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import dask
 import distributed
 
 from .errors import NimmtError, param
 
-__all__ = ["IgnoreInterrupt", "WarmPlugin", "code_fingerprint", "connect", "run"]
+__all__ = ["IgnoreInterrupt", "WarmPlugin", "code_fingerprint", "connect", "local_cluster",
+           "run"]
 
 CONNECT_SECONDS = 3.0    # how long to try an unreachable scheduler before saying so
 WORKER_WAIT = 10.0       # how long a scheduler without workers is waited for
@@ -76,15 +78,23 @@ def quiet() -> None:
     warnings.filterwarnings("ignore", module="distributed")
 
 
+def local_cluster(workers: int) -> distributed.LocalCluster:
+    """A LocalCluster of single-threaded worker processes, its dashboard on any free port,
+    without the workers' statistical profiler (a stack sample every 10 ms of the unit's
+    Python: time taken from the units, for a dashboard nobody watches here)."""
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True,
+            dashboard_address=":0", silence_logs=logging.CRITICAL)
+
+
 def connect(backend: Any) -> tuple[distributed.Client, distributed.LocalCluster | None]:
     """A client (and the LocalCluster it started, or None); one line when the scheduler
     cannot be reached, has no workers or runs other code."""
     quiet()
     cluster = None
     if backend.dask_local is not None:
-        cluster = distributed.LocalCluster(
-            n_workers=backend.dask_local, threads_per_worker=1, processes=True,
-            dashboard_address=":0", silence_logs=logging.CRITICAL)  # any free port
+        cluster = local_cluster(backend.dask_local)
         address = cluster.scheduler_address
     else:
         assert backend.scheduler is not None
