@@ -143,12 +143,20 @@ class RunState:
         return left is not None and left <= 0
 
     def take(self, numbered: Iterator[tuple[int, Any]]) -> tuple[int, Any] | None:
-        """The next (index, unit) to hand out, None at the end."""
+        """The next (index, unit) to hand out; None at the end, once ``enough`` said so, or
+        past the time limit (then noted: a batch whose units all ran is complete however
+        late its last one finished)."""
+        if self.finished:
+            return None
         item = next(numbered, None)
-        if item is not None:
-            if self.batch.units == 0:
-                self.batch.startup = time.perf_counter() - self.start
-            self.batch.units += 1
+        if item is None:
+            return None
+        if self.out_of_time():
+            self.batch.stopped = "time limit"
+            return None
+        if self.batch.units == 0:
+            self.batch.startup = time.perf_counter() - self.start
+        self.batch.units += 1
         return item
 
     def record(self, index: int, result: Any) -> None:
@@ -159,15 +167,6 @@ class RunState:
             self.progress(1)
         if self.enough is not None and self.enough():
             self.finished = True
-
-    def done(self) -> bool:
-        """Stop handing out units: enough, or out of time (noted)."""
-        if self.finished:
-            return True
-        if self.out_of_time():
-            self.batch.stopped = "time limit"
-            return True
-        return False
 
 
 def run_units(task: Callable[[U], R], units: Iterable[U], backend: Backend = Backend(), *,
@@ -200,10 +199,7 @@ def _run_here(task: Callable, numbered: Iterator[tuple[int, Any]], run: RunState
               warm: Callable[[], Any] | None) -> None:
     if warm is not None:
         warm()
-    while not run.done():
-        item = run.take(numbered)
-        if item is None:
-            return
+    while (item := run.take(numbered)) is not None:
         run.record(item[0], task(item[1]))
 
 
@@ -253,7 +249,8 @@ def _pool_round(task: Callable, numbered: Iterator[tuple[int, Any]], workers: in
 
     try:
         while True:
-            while not broken and len(flying) < limit and not run.done():
+            while not broken and len(flying) < limit and not run.batch.stopped \
+                    and not run.finished:
                 item = retry.pop(0) if retry else run.take(numbered)
                 if item is None:
                     break

@@ -153,7 +153,7 @@ def run(task: Callable, numbered: Iterator[tuple[int, Any]], backend: Any, state
         queue = distributed.as_completed(loop=client.loop)
 
         def refill() -> None:
-            while len(futures) < limit and not state.done():
+            while len(futures) < limit:
                 item = state.take(numbered)
                 if item is None:
                     return

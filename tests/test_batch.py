@@ -313,6 +313,13 @@ def test_a_time_limit_returns_the_units_finished(backend, scheduler):
     assert time.perf_counter() - start < 10
 
 
+def test_a_batch_whose_units_all_ran_is_complete_however_late_the_last_one():
+    run = run_units(time.sleep, [0.05, 0.6], Backend(), time_limit=0.3)
+    assert run.stopped is None and len(run.results) == 2
+    run = run_units(time.sleep, [0.05, 0.6, 0.05], Backend(), time_limit=0.3)
+    assert run.stopped == "time limit" and sorted(run.results) == [0, 1]
+
+
 def test_enough_stops_a_batch_and_results_come_by_index():
     seen: list[int] = []
     run = run_units(abs, range(-50, 0), Backend(workers=2), window=4,
