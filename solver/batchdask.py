@@ -150,7 +150,7 @@ def run(task: Callable, numbered: Iterator[tuple[int, Any]], backend: Any, state
                     for w in client.scheduler_info()["workers"].values()) or 1
         limit = window or units_per_slot * slots
         prefix = f"nimmt-{uuid.uuid4().hex}"
-        queue = distributed.as_completed(loop=client.loop)
+        queue = distributed.as_completed(loop=client.loop, with_results=True)  # fetched ahead
 
         def refill() -> None:
             while len(futures) < limit:
@@ -163,16 +163,16 @@ def run(task: Callable, numbered: Iterator[tuple[int, Any]], backend: Any, state
 
         refill()
         while futures:
-            future = next_done(queue, state)
-            if future is None:
+            try:
+                done = next_done(queue, state)
+            except distributed.KilledWorker as e:
+                raise NimmtError(f"a unit killed every Dask worker that ran it ({e}; out of "
+                                 "memory?); the batch stopped") from None
+            if done is None:
                 state.batch.stopped = "time limit"
                 break
+            future, result = done
             index = futures.pop(future)
-            try:
-                result = future.result()
-            except distributed.KilledWorker:
-                raise NimmtError(f"unit {index} killed every Dask worker that ran it (out of "
-                                 "memory?); the batch stopped") from None
             state.record(index, result)
             future.release()
             if state.finished:
@@ -191,9 +191,10 @@ def run(task: Callable, numbered: Iterator[tuple[int, Any]], backend: Any, state
             cluster.close()
 
 
-def next_done(queue: distributed.as_completed, state: Any) -> distributed.Future | None:
-    """The next finished future, None once the time limit has passed (polled, so that
-    Ctrl-C is seen at once)."""
+def next_done(queue: distributed.as_completed, state: Any
+              ) -> tuple[distributed.Future, Any] | None:
+    """The next finished future and its result, None once the time limit has passed
+    (polled, so that Ctrl-C is seen at once)."""
     while not queue.has_ready():
         if state.out_of_time():
             return None
