@@ -34,7 +34,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from nimmt.puzzles.core import Settings, try_candidate  # noqa: E402
-from nimmt.solver.arena import play_deal, warm_deal  # noqa: E402
+from nimmt.solver.arena import play_deal, unit_group, warm_deal  # noqa: E402
 from nimmt.solver.batch import Backend, run_units  # noqa: E402
 from nimmt.solver.bots import parse_bots  # noqa: E402
 from nimmt.solver.rules import Rules  # noqa: E402
@@ -49,8 +49,9 @@ def puzzles_of(results: list) -> list:
     return [(i, p.to_json() if p is not None else None) for i, p in results]
 
 
-def batches(args: argparse.Namespace) -> list[tuple[str, object, list, object, object]]:
-    """(name, task, units, warm, what must be equal in the results) of each batch."""
+def batches(args: argparse.Namespace) -> list[tuple[str, object, list, object, object, int]]:
+    """(name, task, units, warm, what must be equal in the results, units per task) of
+    each batch (the grouping the commands use)."""
     puzzle = Settings("tactical", 3, "normal", 4, "worst", 1.0, False, 1)
     short = Rules("tactical", 2, one_round=True)
     short_bots = tuple(parse_bots("closest,random"))
@@ -60,13 +61,15 @@ def batches(args: argparse.Namespace) -> list[tuple[str, object, list, object, o
         (f"{args.candidates} puzzle candidates (3p k=4 worst)", try_candidate,
          [(puzzle, i) for i in range(args.candidates)],
          partial(try_candidate, (Settings("tactical", 3, "normal", 2, "worst", 1.0, False, 1),
-                                 0)), puzzles_of),
+                                 0)), puzzles_of, 1),
         (f"{args.deals} arena deals (2p one round)", play_deal,
          [(short, short_bots, 1, d, True, None, False) for d in range(args.deals)],
-         partial(play_deal, warm_deal(short, short_bots, None)), games_of),
+         partial(play_deal, warm_deal(short, short_bots, None)), games_of,
+         unit_group(short, short_bots, None)),
         (f"{args.long_deals} arena deals (4p whole games)", play_deal,
          [(long, long_bots, 1, d, True, None, False) for d in range(args.long_deals)],
-         partial(play_deal, warm_deal(long, long_bots, None)), games_of),
+         partial(play_deal, warm_deal(long, long_bots, None)), games_of,
+         unit_group(long, long_bots, None)),
     ]
 
 
@@ -94,12 +97,12 @@ def main() -> None:
                  Backend(scheduler=cluster.scheduler_address), args.workers)]
     rows = []
     try:
-        for name, task, units, warm, same in batches(args):
+        for name, task, units, warm, same, group in batches(args):
             best: dict[str, tuple[float, float]] = {}  # backend -> (steady, start-up), best
             results = None
             for _ in range(args.repeats):  # the backends in turn, each round
                 for label, backend, _slots in backends:
-                    run = run_units(task, units, backend, warm=warm)
+                    run = run_units(task, units, backend, warm=warm, group=group)
                     assert run.stopped is None and len(run.results) == len(units)
                     if results is None:
                         results = same(run.ordered())

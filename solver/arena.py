@@ -45,6 +45,7 @@ __all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "de
 
 MAX_ROUNDS = 200  # a game to a threshold ends by then whatever the bots do
 BOOTSTRAP = 200   # resamples of the deals for the rating's intervals
+RULE_GROUP = 8    # deals of rule-of-thumb bots per batch task (unit_group)
 
 
 class ArenaError(NimmtError):
@@ -445,11 +446,20 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
         records[:] = [replace(g, record=None) for g in records]
 
     run = run_units(play_deal, jobs, batch or Backend(workers), progress=progress,
-                    on_result=hand_on, warm=partial(play_deal, warm_deal(rules, specs, draft)))
+                    on_result=hand_on, warm=partial(play_deal, warm_deal(rules, specs, draft)),
+                    group=unit_group(rules, specs, draft))
     games = [g for records in run.ordered() for g in records]
     result = ArenaResult(rules, tuple(bot_labels(specs)), seed, deals, duplicate, games,
                          run.seconds, drafters=draft)
     return summarise(result)
+
+
+def unit_group(rules: Rules, specs: Sequence[BotSpec], draft: Sequence[str] | None) -> int:
+    """Deals (or games) per task of ``solver.batch``: rule-of-thumb bots play a one-round
+    deal in milliseconds, far less than a process pool's or a cluster's cost per task, so
+    those deals go in groups of ``RULE_GROUP``; any other deal is a task of its own."""
+    short = rules.one_round and draft is None and not any(s.searches for s in specs)
+    return RULE_GROUP if short else 1
 
 
 def warm_deal(rules: Rules, specs: tuple[BotSpec, ...], draft: tuple[str, ...] | None
@@ -488,7 +498,8 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
 
     run = run_units(play_seated, ((rules, specs, seed, g, draft, keep) for g in range(games)),
                     batch or Backend(), progress=progress, on_result=hand_on,
-                    warm=partial(play_deal, warm_deal(rules, tuple(specs), draft)))
+                    warm=partial(play_deal, warm_deal(rules, tuple(specs), draft)),
+                    group=unit_group(rules, specs, draft))
     records = [replace(r, record=None) for r in run.ordered()]
     seconds = run.seconds
     totals = np.array([r.totals for r in records], np.int64).reshape(-1, n)

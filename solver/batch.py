@@ -58,11 +58,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import islice
 from typing import Any, Generic, TypeVar
 
 from .errors import NimmtError, param
 
-__all__ = ["Backend", "Batch", "DASK_MISSING", "RunState", "run_units"]
+__all__ = ["Backend", "Batch", "DASK_MISSING", "RunState", "run_group", "run_units"]
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -134,6 +136,7 @@ class RunState:
         self.deadline = None if time_limit is None else self.start + time_limit
         self.batch: Batch = Batch()
         self.finished = False   # enough() said so
+        self.grouped = False    # each task runs a group of units (run_units' ``group``)
 
     def left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.perf_counter()
@@ -156,10 +159,17 @@ class RunState:
             return None
         if self.batch.units == 0:
             self.batch.startup = time.perf_counter() - self.start
-        self.batch.units += 1
+        self.batch.units += len(item[1]) if self.grouped else 1
         return item
 
     def record(self, index: int, result: Any) -> None:
+        if self.grouped:  # a group of units: (unit index, result) pairs
+            for i, r in result:
+                self.record_one(i, r)
+        else:
+            self.record_one(index, result)
+
+    def record_one(self, index: int, result: Any) -> None:
         self.batch.results[index] = result
         if self.on_result is not None:
             self.on_result(index, result)
@@ -175,22 +185,42 @@ def run_units(task: Callable[[U], R], units: Iterable[U], backend: Backend = Bac
               enough: Callable[[], bool] | None = None,
               time_limit: float | None = None,
               warm: Callable[[], Any] | None = None,
-              window: int | None = None) -> Batch[R]:
+              window: int | None = None, group: int = 1) -> Batch[R]:
     """Run ``task(unit)`` for each unit on ``backend``; see the module's docstring.
-    Ctrl-C and ``time_limit`` return the units finished, ``stopped`` saying why."""
+    Ctrl-C and ``time_limit`` return the units finished, ``stopped`` saying why.
+    ``group`` > 1: each task runs that many consecutive units (short units pay a process
+    pool's or a cluster's per-task cost once per group; results, progress and ``on_result``
+    stay per unit)."""
     run = RunState(progress, on_result, enough, time_limit)
-    numbered = enumerate(units)
+    numbered: Iterator[tuple[int, Any]] = enumerate(units)
+    runs: Callable[[Any], Any] = task
+    if group > 1:
+        run.grouped = True
+        numbered = enumerate(_groups(numbered, group))
+        runs = partial(run_group, task)
     try:
         if backend.uses_dask:
-            _run_dask(task, numbered, backend, run, warm, window)
+            _run_dask(runs, numbered, backend, run, warm, window)
         elif backend.workers > 1:
-            _run_pool(task, numbered, backend.workers, run, warm, window)
+            _run_pool(runs, numbered, backend.workers, run, warm, window)
         else:
-            _run_here(task, numbered, run, warm)
+            _run_here(runs, numbered, run, warm)
     except KeyboardInterrupt:
         run.batch.stopped = "interrupted"
     run.batch.seconds = time.perf_counter() - run.start
     return run.batch
+
+
+def _groups(numbered: Iterator[tuple[int, Any]], size: int
+            ) -> Iterator[list[tuple[int, Any]]]:
+    """Consecutive (index, unit) pairs in lists of ``size`` (the last one shorter)."""
+    while chunk := list(islice(numbered, size)):
+        yield chunk
+
+
+def run_group(task: Callable, pairs: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """A task of a grouped batch: each unit's (index, result)."""
+    return [(i, task(unit)) for i, unit in pairs]
 
 
 # ---------------------------------------------------------------- in process

@@ -328,6 +328,20 @@ def test_enough_stops_a_batch_and_results_come_by_index():
     assert run.ordered() == [abs(i - 50) for i in sorted(run.results)]
 
 
+@pytest.mark.parametrize("backend", [Backend(), Backend(workers=2)])
+def test_groups_of_units_report_each_unit(backend):
+    steps: list[int] = []
+    seen: list[int] = []
+    run = run_units(abs, range(-50, 0), backend, group=7, progress=steps.append,
+                    on_result=lambda i, r: seen.append(i))
+    assert run.stopped is None and run.units == 50 and steps == [1] * 50
+    assert sorted(seen) == list(range(50)) and run.ordered() == list(range(50, 0, -1))
+    kept: list[int] = []
+    early = run_units(abs, range(-50, 0), backend, group=7, window=2,
+                      enough=lambda: len(kept) >= 3, on_result=lambda i, r: kept.append(i))
+    assert early.stopped is None and 3 <= len(early.results) < 50
+
+
 def test_generate_keeps_the_first_puzzles_by_index_whatever_the_window():
     settings = core.Settings("tactical", 2, "normal", 3, "worst", 1.0, False, 7)
     one, tried_one = core.generate(settings, 2)
