@@ -188,13 +188,13 @@ def run_units(task: Callable[[U], R], units: Iterable[U], backend: Backend = Bac
               window: int | None = None, group: int = 1) -> Batch[R]:
     """Run ``task(unit)`` for each unit on ``backend``; see the module's docstring.
     Ctrl-C and ``time_limit`` return the units finished, ``stopped`` saying why.
-    ``group`` > 1: each task runs that many consecutive units (short units pay a process
-    pool's or a cluster's per-task cost once per group; results, progress and ``on_result``
-    stay per unit)."""
+    ``group`` > 1: each task of a process pool or a cluster runs that many consecutive units
+    (short units pay the per-task cost once per group; results, progress and ``on_result``
+    stay per unit; in process, units run one by one, so Ctrl-C keeps every unit finished)."""
     run = RunState(progress, on_result, enough, time_limit)
     numbered: Iterator[tuple[int, Any]] = enumerate(units)
     runs: Callable[[Any], Any] = task
-    if group > 1:
+    if group > 1 and (backend.uses_dask or backend.workers > 1):  # in process: unit by unit
         run.grouped = True
         numbered = enumerate(_groups(numbered, group))
         runs = partial(run_group, task)
