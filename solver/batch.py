@@ -33,8 +33,10 @@ backends stop with one line saying so. Whatever the backend:
   the worker's nanny restarts it), the process pool is rebuilt and the units it had not
   returned run again. Units are pure, so the results do not change.
 
-Only ``window`` units are in flight at once (default: 4 per worker slot), so a batch of
-millions of units, or an open-ended one stopped by ``enough``, never queues them all.
+Only ``window`` tasks are in flight at once (default: 4 per worker slot), so a batch of
+millions of units, or an open-ended one stopped by ``enough``, never queues them all. Units
+of a few milliseconds pass ``group=G``: a pool's or a cluster's task then runs G consecutive
+units (results, progress and ``on_result`` stay per unit; in process they run one by one).
 
 Wiring a batch command (e.g. ``solve-deal --deals N --seed S``) takes a few lines::
 
