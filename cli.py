@@ -229,6 +229,32 @@ def seed_option(f):
                         help="Seed for every random choice (default: a fresh one, reported).")(f)
 
 
+def batch_options(f: Callable) -> Callable:
+    """--workers, --scheduler, --dask-local: what runs a batch command's units
+    (solver.batch); the command gets them as one argument, ``batch`` (a Backend)."""
+    import functools
+
+    @functools.wraps(f)
+    def command(*args: Any, workers: int, scheduler: str | None, dask_local: int | None,
+                **kwargs: Any) -> Any:
+        from nimmt.solver.batch import Backend
+
+        return f(*args, batch=Backend(workers, scheduler, dask_local), **kwargs)
+
+    command = click.option(
+        "--dask-local", type=click.IntRange(1, 256), default=None, metavar="N",
+        help="Start a Dask LocalCluster of N worker processes for this run (needs "
+             "nimmt[dask]).")(command)
+    command = click.option(
+        "--scheduler", default=None, metavar="ADDRESS",
+        help="Run on a Dask cluster: its scheduler, e.g. tcp://HOST:8786 (needs nimmt[dask] "
+             "and the same nimmt on every worker).")(command)
+    return click.option(
+        "--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
+        help="Local worker processes (1: in this process). Results are the same for a seed "
+             "whatever runs them.")(command)
+
+
 def _fresh_seed(seed: int | None) -> int:
     return secrets.randbelow(2**31) if seed is None else seed
 
@@ -1007,10 +1033,11 @@ def _interval(e) -> str:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @SAVE_GAMES
+@batch_options
 @seed_option
 def simulate(variant: str, players: int, placement: str, bots: str, games: int, threshold: int,
              one_round: bool, drafters: str | None, fmt: str, save_games: str | None,
-             seed: int | None) -> None:
+             batch: Any, seed: int | None) -> None:
     """Play many games between bots and report cows, totals and win rates.
 
     Intervals are 95% (normal approximation over games); a shared win counts
@@ -1042,10 +1069,10 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
     try:
         if any(s.searches for s in specs) or saver:  # the Python game loop
             result = simulate_bots(rules, specs, games, _fresh_seed(seed), progress=progress,
-                                   drafters=draft_names, on_game=saver)
+                                   drafters=draft_names, on_game=saver, batch=batch)
         else:
             result = run(rules, [s.name for s in specs], games, _fresh_seed(seed),
-                         progress=progress, drafters=draft_names)
+                         progress=progress, drafters=draft_names, batch=batch)
     finally:
         progress.close()
     if fmt == "json":
@@ -1093,8 +1120,7 @@ def simulation_json(result) -> dict:
 @click.option("--one-round", is_flag=True, help="Each game is a single round.")
 @click.option("--no-duplicate", "no_duplicate", is_flag=True,
               help="Play each deal once (seats rotated by deal) instead of once per rotation.")
-@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Worker processes (results are the same for a seed whatever the count).")
+@batch_options
 @click.option("--drafters", default=None,
               help="logic: the bots draft their hands, one drafter per bot (it follows the "
                    "bot's seat) or one for all: random, fewest, cheap, evaluate (default: the "
@@ -1112,7 +1138,7 @@ def simulation_json(result) -> dict:
 @SAVE_GAMES
 @seed_option
 def arena(variant: str, players: int, placement: str, bots: str, deals: int, threshold: int,
-          one_round: bool, no_duplicate: bool, workers: int, drafters: str | None, fmt: str,
+          one_round: bool, no_duplicate: bool, batch: Any, drafters: str | None, fmt: str,
           output: str | None, bot_commands: tuple[str, ...], bot_timeout: float,
           save_games: str | None, seed: int | None) -> None:
     """Play bots against each other in duplicate deals and rate them.
@@ -1145,7 +1171,7 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     progress = LazyProgress(deals, "deals")
     try:
         result = run_arena(rules, specs, deals, used, duplicate=not no_duplicate,
-                           workers=workers, progress=progress, drafters=drafters,
+                           batch=batch, progress=progress, drafters=drafters,
                            on_game=_game_saver(save_games, arena=True))
     finally:
         progress.close()
@@ -1375,7 +1401,7 @@ def puzzles() -> None:
               help="How much better the solution must be than the next card, in the model's "
                    "unit (default: worst 1, random and nash 0.5).")
 @click.option("--easy", is_flag=True, help="Keep puzzles that every simple bot solves.")
-@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True)
+@batch_options
 @click.option("--output", "-o", required=True,
               type=OutputPath("a puzzle set is written to a file (atomically); give a file "
                               "name"),
@@ -1383,7 +1409,7 @@ def puzzles() -> None:
                    "it has, marked incomplete, beside an existing file as NAME.partial.json.")
 @seed_option
 def puzzles_generate(variant, players, placement, cards_left, count, model, min_margin, easy,
-                     workers, output, seed) -> None:
+                     batch, output, seed) -> None:
     """Generate a puzzle set (written atomically; the same seed gives the same set).
 
     \b
@@ -1414,7 +1440,7 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
     start = time.perf_counter()
     report: dict = {}
     try:
-        found, tried = generate(settings, count, workers=workers, progress=progress,
+        found, tried = generate(settings, count, batch=batch, progress=progress,
                                 report=report)
     finally:
         bar.close()
@@ -1640,7 +1666,7 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
 @click.option("--dealt-by", default=None,
               help="Rule-of-thumb bots that play the deals forward, one per seat in rotation "
                    "(default: closest,lowkeeper,dumper,random, as puzzle candidates).")
-@click.option("--workers", "-w", type=click.IntRange(1, 64), default=1, show_default=True)
+@batch_options
 @click.option("--time-limit", type=FiniteFloat(0.001), default=None,
               help="Seconds; then the positions finished are reported, marked incomplete.")
 @click.option("--output", "-o", required=True,
@@ -1649,7 +1675,7 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
                    "it) or study.json (every number and position).")
 @seed_option
 def study_command(variant, players, cards_left, positions, placement, models, bots, dealt_by,
-                  workers, time_limit, output, seed) -> None:
+                  batch, time_limit, output, seed) -> None:
     """Study endgames: many positions dealt like puzzle candidates, each solved exactly in
     every model; how often the card matters, what each bot loses, where models disagree.
 
@@ -1677,7 +1703,7 @@ def study_command(variant, players, cards_left, positions, placement, models, bo
                f"{','.join(settings.dealt_by)} --seed {used}")
     bar = LazyProgress(positions * len(settings.cards_left), "positions")
     try:
-        study = run_study(settings, workers=workers, time_limit=time_limit, progress=bar)
+        study = run_study(settings, batch=batch, time_limit=time_limit, progress=bar)
     finally:
         bar.close()
     data = report_data(study, command)

@@ -12,13 +12,14 @@ candidate index, so a set is the same for a seed whatever the number of workers.
 from __future__ import annotations
 
 import hashlib
-import signal
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 
 from nimmt.puzzles.records import Puzzle, RefutationTurn, Settings
 from nimmt.solver import turns
 from nimmt.solver.analysis import UNITS, analyse
+from nimmt.solver.batch import Backend, run_units
 from nimmt.solver.bots import make_policy
 from nimmt.solver.errors import NimmtError, param
 from nimmt.solver.game import deal_position
@@ -33,7 +34,7 @@ DEFAULT_MARGIN: dict[str, float] = {Model.WORST: 1.0, Model.RANDOM: 0.5, Model.N
 TOLERANCE = 1e-9
 
 __all__ = ["Settings", "generate", "check_settings", "check_puzzle", "make_puzzle",
-           "refutation", "card_values", "DEFAULT_MARGIN"]
+           "refutation", "card_values", "try_candidate", "DEFAULT_MARGIN"]
 
 
 def card_values(position: Position, model: str) -> dict[int, float]:
@@ -136,7 +137,9 @@ def candidate(settings: Settings, index: int) -> Position:
     return deal_position(rules, settings.cards_left, seed, bots)
 
 
-def _try(args: tuple[Settings, int]) -> tuple[int, Puzzle | None]:
+def try_candidate(args: tuple[Settings, int]) -> tuple[int, Puzzle | None]:
+    """Candidate ``index`` of a run, solved: (index, its puzzle or None). ``args``:
+    (settings, index); a unit of ``generate``'s batch."""
     settings, index = args
     position = candidate(settings, index)
     ident = f"{settings.variant[0]}{settings.players}{settings.placement[0]}" \
@@ -161,53 +164,41 @@ def check_settings(settings: Settings) -> None:
         raise NimmtError(f"{param('min_margin')} must not be negative")
 
 
-def _ignore_sigint() -> None:
-    """Worker processes leave Ctrl-C to the parent, which stops them (no worker traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def generate(settings: Settings, count: int, workers: int = 1,
              progress: Callable[[int, int], None] | None = None,
              max_candidates: int | None = None,
-             report: dict | None = None) -> tuple[list[Puzzle], int]:
+             report: dict | None = None, batch: Backend | None = None
+             ) -> tuple[list[Puzzle], int]:
     """The first ``count`` puzzles by candidate index; returns (puzzles, candidates tried).
-    Ctrl-C stops and returns what was kept so far; ``report["interrupted"]`` (when a dict
-    is given) then says so, so that the caller can mark the result incomplete."""
+    Candidates are the units of ``solver.batch`` (``batch``, else ``workers`` local
+    processes); ``progress(kept, finished)`` after each. Ctrl-C stops and returns what was
+    kept so far; ``report["interrupted"]`` (when a dict is given) then says so, so that the
+    caller can mark the result incomplete."""
     check_settings(settings)
     limit = max_candidates or 200 * count
     kept: dict[int, Puzzle] = {}
-    tried = 0
-    chunk = max(8, 4 * workers)
+    finished: set[int] = set()
+    prefix = {"next": 0, "kept": 0}  # candidates 0..next-1 all finished, with kept of them
 
-    def batches() -> Iterator[list[int]]:
-        start = 0
-        while start < limit:
-            yield list(range(start, min(start + chunk, limit)))
-            start += chunk
+    def on_result(index: int, result: tuple[int, Puzzle | None]) -> None:
+        if result[1] is not None:
+            kept[index] = result[1]
+        finished.add(index)
+        while prefix["next"] in finished:
+            prefix["kept"] += prefix["next"] in kept
+            prefix["next"] += 1
+        if progress:
+            progress(len(kept), len(finished))
 
-    pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
-    interrupted = False
-    try:
-        for batch in batches():
-            jobs = [(settings, i) for i in batch]
-            results = pool.map(_try, jobs) if pool else map(_try, jobs)
-            for index, puzzle in results:
-                tried = max(tried, index + 1)
-                if puzzle is not None:
-                    kept[index] = puzzle
-            if progress:
-                progress(len(kept), tried)
-            if len(kept) >= count:
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if pool:
-            pool.shutdown(cancel_futures=True)
+    run = run_units(try_candidate, ((settings, i) for i in range(limit)),
+                    batch or Backend(workers), on_result=on_result,
+                    enough=lambda: prefix["kept"] >= count,
+                    warm=partial(try_candidate, (replace(settings, cards_left=2), 0)))
     if report is not None:
-        report["interrupted"] = interrupted
+        report["interrupted"] = run.stopped == "interrupted"
     chosen = [kept[i] for i in sorted(kept)][:count]
-    if chosen and len(kept) >= count:
+    tried = max(finished) + 1 if finished else 0
+    if chosen and prefix["kept"] >= count:
         tried = max(int(p.id.rsplit("-", 1)[1]) for p in chosen) + 1
     return chosen, tried
 

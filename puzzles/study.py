@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import math
-import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from typing import Any
 
 from nimmt.puzzles.core import DEAL_BOTS, refutation, themes
 from nimmt.solver.analysis import UNITS, analyse
+from nimmt.solver.batch import Backend, run_units
 from nimmt.solver.bots import RULE_BOTS, make_policy, parse_bot
 from nimmt.solver.errors import NimmtError, param
 from nimmt.solver.game import deal_position
@@ -203,11 +203,6 @@ def _solve(args: tuple[StudySettings, int, int]) -> dict:
     return record
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 @dataclass
 class Study:
     settings: StudySettings
@@ -216,49 +211,28 @@ class Study:
     stopped: str | None = None      # 'time limit' or 'interrupted'
     seconds: float = 0.0
     workers: int = 1
+    backend: str = "in process"   # what ran the positions (solver.batch.Backend)
 
 
 def run_study(settings: StudySettings, workers: int = 1, time_limit: float | None = None,
-              progress: Callable[[int], None] | None = None) -> Study:
-    """Solve every position; positions go index by index across the k's, so a study stopped
-    early (``time_limit``, Ctrl-C) holds about as many positions of each k. Stopped, it
-    returns what finished, ``complete`` False and ``stopped`` saying why."""
+              progress: Callable[[int], None] | None = None,
+              batch: Backend | None = None) -> Study:
+    """Solve every position, each a unit of ``solver.batch`` (``batch``, else ``workers``
+    local processes); positions go index by index across the k's, so a study stopped early
+    (``time_limit``, Ctrl-C) holds about as many positions of each k. Stopped, it returns
+    what finished, ``complete`` False and ``stopped`` saying why."""
     check_study(settings)
+    backend = batch or Backend(workers)
     jobs = [(settings, k, i) for i in range(settings.positions) for k in settings.cards_left]
-    study = Study(settings, workers=workers)
-    start = time.perf_counter()
-    chunk = max(4, 4 * workers)
-
-    def batches() -> Iterator[list[tuple[StudySettings, int, int]]]:
-        for s in range(0, len(jobs), chunk):
-            yield jobs[s:s + chunk]
-
-    pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
-    try:
-        for batch in batches():
-            if time_limit is not None and time.perf_counter() - start > time_limit:
-                study.stopped = "time limit"
-                break
-            if pool:
-                study.records.extend(pool.map(_solve, batch))
-                if progress:
-                    progress(len(batch))
-            else:
-                for job in batch:
-                    study.records.append(_solve(job))
-                    if progress:
-                        progress(1)
-                    if time_limit is not None and time.perf_counter() - start > time_limit:
-                        break
-    except KeyboardInterrupt:
-        study.stopped = "interrupted"
-    finally:
-        if pool:
-            pool.shutdown(cancel_futures=True)
+    study = Study(settings, workers=backend.workers, backend=backend.describe())
+    run = run_units(_solve, jobs, backend, progress=progress, time_limit=time_limit,
+                    warm=partial(_solve, (settings, min(settings.cards_left), 0)))
+    study.records = run.ordered()
+    study.stopped = run.stopped
     if study.stopped is None and len(study.records) < len(jobs):
         study.stopped = "time limit"
     study.complete = study.stopped is None
-    study.seconds = time.perf_counter() - start
+    study.seconds = run.seconds
     study.records.sort(key=lambda r: (r["k"], r["index"]))
     return study
 

@@ -35,7 +35,7 @@ def report_data(study: Study, command: str = "") -> dict:
         data["note"] = (f"incomplete ({study.stopped}): {len(study.records)} of "
                         f"{s.positions * len(s.cards_left)} positions finished")
     data["run"] = {"seconds": round(study.seconds, 3), "workers": study.workers,
-                   "finished": finished}
+                   "backend": study.backend, "finished": finished}
     data["per_k"] = aggregate(s, study.records)
     data["positions"] = [{key: v for key, v in r.items() if key != "seconds"}
                          for r in study.records]

@@ -22,16 +22,15 @@ strength ratio), one bot anchored at 0, with 95% intervals from a bootstrap over
 from __future__ import annotations
 
 import math
-import signal
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
 
 from . import engine, turns
+from .batch import Backend, run_units
 from .bots import Bot, BotSpec, Moment, make_policy
 from .draft import ROUND_ROBIN
 from .draftsearch import DEFAULT_DRAFTER, DRAFTERS, draft_round, drafted_round, seat_names
@@ -49,6 +48,7 @@ __all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "de
 
 MAX_ROUNDS = 200  # a game to a threshold ends by then whatever the bots do
 BOOTSTRAP = 200   # resamples of the deals for the rating's intervals
+RULE_GROUP = 8    # deals of rule-of-thumb bots per batch task (unit_group)
 
 
 class ArenaError(NimmtError):
@@ -435,17 +435,15 @@ def summarise(result: ArenaResult) -> ArenaResult:
     return result
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
               duplicate: bool = True, workers: int = 1,
               progress: Callable[[int], None] | None = None,
               drafters: Sequence[str] | str | None = None,
-              on_game: Callable[[GameRecord], None] | None = None) -> ArenaResult:
-    """Play ``deals`` deals (every rotation of each when ``duplicate``); Ctrl-C stops and
-    returns the deals finished. Results depend on (seed, deal) only, not on ``workers``.
+              on_game: Callable[[GameRecord], None] | None = None,
+              batch: Backend | None = None) -> ArenaResult:
+    """Play ``deals`` deals (every rotation of each when ``duplicate``), each deal a unit of
+    ``solver.batch`` (``batch``, else ``workers`` local processes); Ctrl-C stops and
+    returns the deals finished. Results depend on (seed, deal) only, not on what ran them.
     Logic variant: ``drafters`` (one per bot, it follows the bot's seat) draft the hands.
     ``on_game``: called with each finished game, its ``record`` filled in (records.py)."""
     if len(specs) != rules.players:
@@ -455,31 +453,42 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
         raise NimmtError("deals must be at least 1")
     specs = tuple(specs)
     draft = check_drafters(rules, drafters)
-    jobs = [(rules, specs, seed, d, duplicate, draft, on_game is not None)
-            for d in range(deals)]
-    games: list[GameRecord] = []
-    start = time.perf_counter()
-    pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if workers > 1 else None
+    keep = on_game is not None
+    jobs = ((rules, specs, seed, d, duplicate, draft, keep) for d in range(deals))
+
+    def hand_on(index: int, records: list[GameRecord]) -> None:
+        for g in records:  # ---- game records: handed on, not kept
+            if on_game is not None:
+                on_game(g)
+        records[:] = [replace(g, record=None) for g in records]
+
     try:
-        chunk = max(1, 2 * workers)
-        for i in range(0, deals, chunk):
-            batch = jobs[i:i + chunk]
-            for records in (pool.map(play_deal, batch) if pool else map(play_deal, batch)):
-                for g in records:  # ---- game records: handed on, not kept
-                    if on_game is not None:
-                        on_game(g)
-                games += [replace(g, record=None) for g in records]
-                if progress:
-                    progress(1)
-    except KeyboardInterrupt:
-        pass  # the deals finished so far are reported
+        run = run_units(play_deal, jobs, batch or Backend(workers), progress=progress,
+                        on_result=hand_on, warm=partial(play_deal, warm_deal(rules, specs, draft)),
+                        group=unit_group(rules, specs, draft))
     finally:
-        if pool:
-            pool.shutdown(cancel_futures=True)
         close_engines()  # external bots (the workers close theirs as they end)
+    games = [g for records in run.ordered() for g in records]
     result = ArenaResult(rules, tuple(bot_labels(specs)), seed, deals, duplicate, games,
-                         time.perf_counter() - start, drafters=draft)
+                         run.seconds, drafters=draft)
     return summarise(result)
+
+
+def unit_group(rules: Rules, specs: Sequence[BotSpec], draft: Sequence[str] | None) -> int:
+    """Deals (or games) per task of ``solver.batch``: rule-of-thumb bots play a one-round
+    deal in milliseconds, far less than a process pool's or a cluster's cost per task, so
+    those deals go in groups of ``RULE_GROUP``; any other deal is a task of its own."""
+    short = rules.one_round and draft is None and not any(s.searches for s in specs)
+    return RULE_GROUP if short else 1
+
+
+def warm_deal(rules: Rules, specs: tuple[BotSpec, ...], draft: tuple[str, ...] | None
+              ) -> tuple[Rules, tuple[BotSpec, ...], int, int, bool, tuple[str, ...] | None,
+                         bool]:
+    """A one-round, one-rotation deal of these bots: ``play_deal`` on it loads the kernels
+    the arena's deals use, once per worker."""
+    one_round = Rules(rules.variant, rules.players, rules.placement, rules.threshold, True)
+    return one_round, specs, 0, 0, False, draft, False
 
 
 # ---------------------------------------------------------------- simulate, deal
@@ -487,11 +496,13 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
 def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int = 0,
                   progress: Callable[[int], None] | None = None,
                   drafters: Sequence[str] | str | None = None,
-                  on_game: Callable[[GameRecord], None] | None = None) -> SimulationResult:
+                  on_game: Callable[[GameRecord], None] | None = None,
+                  batch: Backend | None = None) -> SimulationResult:
     """``game.simulate`` for any bots, through the Python game loop (slower than the
     kernels): game g is deal g with the bots at their seats (logic: drafted by
-    ``drafters`` when named). Ctrl-C stops and reports. ``on_game``: called with each
-    finished game, its ``record`` filled in (records.py)."""
+    ``drafters`` when named), each game a unit of ``solver.batch`` (``batch``; in process
+    by default). Ctrl-C stops and reports. ``on_game``: called with each finished game,
+    its ``record`` filled in (records.py)."""
     if len(specs) != rules.players:
         raise NimmtError(f"{len(specs)} bots for {rules.players} players; name one bot per "
                          "seat (or a single bot for every seat)")
@@ -499,20 +510,18 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
         raise NimmtError("games must be at least 1")
     n = rules.players
     draft = check_drafters(rules, drafters)
-    records: list[GameRecord] = []
-    start = time.perf_counter()
-    try:
-        for g in range(games):
-            game = play_game(rules, specs, seed, g, 0, list(range(n)), draft,
-                             on_game is not None)
-            if on_game:  # ---- game records: handed on, not kept
-                on_game(game)
-            records.append(replace(game, record=None))
-            if progress:
-                progress(1)
-    except KeyboardInterrupt:
-        pass
-    seconds = time.perf_counter() - start
+    keep = on_game is not None
+
+    def hand_on(index: int, game: GameRecord) -> None:
+        if on_game:  # ---- game records: handed on, not kept
+            on_game(game)
+
+    run = run_units(play_seated, ((rules, specs, seed, g, draft, keep) for g in range(games)),
+                    batch or Backend(), progress=progress, on_result=hand_on,
+                    warm=partial(play_deal, warm_deal(rules, tuple(specs), draft)),
+                    group=unit_group(rules, specs, draft))
+    records = [replace(r, record=None) for r in run.ordered()]
+    seconds = run.seconds
     totals = np.array([r.totals for r in records], np.int64).reshape(-1, n)
     rounds = np.array([r.rounds for r in records], np.int64)
     shares = win_shares(totals) if len(records) else np.zeros((0, n))
@@ -522,6 +531,14 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
                   for p in range(n))
     return SimulationResult(rules, tuple(labels), seed, len(records), games, seconds,
                             float(rounds.mean()) if len(records) else math.nan, seats, draft)
+
+
+def play_seated(args: tuple[Rules, Sequence[BotSpec], int, int, tuple[str, ...] | None, bool]
+                ) -> GameRecord:
+    """Game g of ``simulate_bots``: deal g, each bot at its own seat. ``args``: (rules,
+    specs, seed, g, drafters or None, keep the game record)."""
+    rules, specs, seed, g, draft, keep = args
+    return play_game(rules, specs, seed, g, 0, list(range(rules.players)), draft, keep)
 
 
 def round_player(rules: Rules, specs: Sequence[BotSpec]

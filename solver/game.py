@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from . import engine
+from .batch import Backend, run_units
 from .position import Position
 from .rules import HAND_SIZE, NimmtError, Rules
 
@@ -123,13 +124,36 @@ def win_shares(totals: np.ndarray) -> np.ndarray:
     return winners / winners.sum(axis=1, keepdims=True)
 
 
+def play_games_unit(args: tuple[Rules, tuple[str, ...], int, int, int, int,
+                                 tuple[str, ...] | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Games first..first+size-1 of a ``simulate`` run (each depends on (seed, game) only):
+    their totals per seat and their rounds. ``args``: (rules, bots, seed, first, size,
+    max_rounds, drafters or None)."""
+    rules, bots, seed, first, size, max_rounds, drafters = args
+    if drafters is not None:  # ---- the logic draft by named drafters
+        from .draftsearch import play_logic_games
+
+        return play_logic_games(rules, drafters, bots, first, size, seed, max_rounds)
+    return engine.play_games(first, size, rules.players, rules.deck_size,
+                             rules.variant == "logic", rules.professional, rules.threshold,
+                             rules.one_round, engine.bot_codes(bots), seed,
+                             max_rounds=max_rounds)
+
+
+UNIT_GAMES = 1024   # games per unit at least
+MAX_UNITS = 256     # a run is cut into at most about this many units
+
+
 def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
-             progress: Callable[[int], None] | None = None, chunk_seconds: float = 0.2,
-             max_rounds: int = 10_000,
-             drafters: Sequence[str] | None = None) -> SimulationResult:
+             progress: Callable[[int], None] | None = None, unit_games: int | None = None,
+             max_rounds: int = 10_000, drafters: Sequence[str] | None = None,
+             batch: Backend | None = None) -> SimulationResult:
     """Play ``games`` games with one bot per seat; Ctrl-C stops and returns what was played.
     Logic variant: ``drafters`` (one per seat) draft each round (draftsearch.py); without
-    them the engine drafts (random for a random bot, else the fewest cows).
+    them the engine drafts (random for a random bot, else the fewest cows). The games are
+    cut into units of ``unit_games`` (default: at least 1024, at most about 256 units) run
+    by ``solver.batch`` (``batch``; in process by default): game g depends on (seed, g)
+    only, so the result is the same whatever the units and whatever runs them.
 
     >>> r = simulate(Rules("tactical", 2, one_round=True), ["random", "closest"], 2000, seed=1)
     >>> r.games, len(r.seats)
@@ -140,41 +164,30 @@ def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
                          "(or a single bot for every seat)")
     if games < 1:
         raise NimmtError("games must be at least 1")
-    codes = engine.bot_codes(bots)
-    logic = rules.variant == "logic"
-    totals = np.zeros((games, rules.players), np.int64)
-    rounds = np.zeros(games, np.int64)
-    done, chunk = 0, 1024
-
-    def play(first: int, size: int, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-        if drafters is not None:  # ---- the logic draft by named drafters
-            from .draftsearch import play_logic_games
-
-            return play_logic_games(rules, drafters, bots, first, size, seed, max_rounds)
-        return engine.play_games(first, size, rules.players, rules.deck_size, logic,
-                                 rules.professional, rules.threshold, rules.one_round, codes,
-                                 seed, max_rounds=max_rounds)
-
-    if drafters is not None and not logic:
+    engine.bot_codes(bots)  # unknown names: one error before any work
+    if drafters is not None and rules.variant != "logic":
         raise NimmtError("drafters apply to the logic variant (the drafted deck)")
-    play(0, 1, Rules(rules.variant, rules.players, rules.placement, rules.threshold,
-                     True))  # load the compiled kernel first
-    start = time.perf_counter()
-    try:
-        while done < games:
-            size = min(chunk, games - done)
-            t0 = time.perf_counter()
-            totals[done:done + size], rounds[done:done + size] = play(done, size, rules)
-            done += size
-            if progress:
-                progress(size)
-            elapsed = time.perf_counter() - t0
-            if elapsed < chunk_seconds / 2:
-                chunk *= 2
-    except KeyboardInterrupt:
-        pass  # keep the games finished so far
-    seconds = time.perf_counter() - start
-    totals, rounds = totals[:done], rounds[:done]
+    names = tuple(bots)
+    draft = tuple(drafters) if drafters is not None else None
+    size = unit_games or max(UNIT_GAMES, -(-games // MAX_UNITS))
+    units = ((rules, names, seed, first, min(size, games - first), max_rounds, draft)
+             for first in range(0, games, size))
+    one_round = Rules(rules.variant, rules.players, rules.placement, rules.threshold, True)
+
+    def count(index: int, part: tuple[np.ndarray, np.ndarray]) -> None:
+        if progress:
+            progress(len(part[1]))
+
+    run = run_units(play_games_unit, units, batch or Backend(), on_result=count,
+                    warm=partial(play_games_unit, (one_round, names, seed, 0, 1, max_rounds,
+                                                   draft)))
+    parts = run.ordered()
+    n = rules.players
+    totals = np.concatenate([p[0] for p in parts]).reshape(-1, n) if parts \
+        else np.zeros((0, n), np.int64)
+    rounds = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+    done = len(rounds)
+    seconds = run.seconds - run.startup  # the games alone: loading the kernels excluded
     shares = win_shares(totals) if done else np.zeros((0, rules.players))
     seats = tuple(
         SeatStats(p + 1, bots[p], Estimate.of(totals[:, p] / np.maximum(rounds, 1)),

@@ -56,14 +56,14 @@ def test_different_games_differ():
     assert len({tuple(t) for t in totals}) > 10
 
 
-def test_simulate_matches_play_games_whatever_its_chunk_size():
+def test_simulate_matches_play_games_whatever_its_unit_size():
     rules = Rules("tactical", 2)
     bots = ["random", "closest"]
-    games = 2600  # more than simulate's first chunk of 1024
+    games = 2600  # more than one unit of simulate's default 1024 games
     totals, rounds = play(2, bots=bots, count=games, seed=21)
     shares = win_shares(totals)
-    for chunk_seconds in (0.0, 1e9):  # never grow the chunk / always grow it
-        result = simulate(rules, bots, games, seed=21, chunk_seconds=chunk_seconds)
+    for unit_games in (1000, None, 10**9):  # units of 1000 games / the default / one unit
+        result = simulate(rules, bots, games, seed=21, unit_games=unit_games)
         assert result.games == games
         assert result.mean_rounds == pytest.approx(rounds.mean(), rel=1e-12)
         for p, seat in enumerate(result.seats):

@@ -165,10 +165,10 @@ def test_cli_ctrl_c_writes_partial_and_exits_130(runner, tmp_path, monkeypatch):
     out.write_text("{}")
     real = st.run_study
 
-    def interrupted(settings, workers=1, time_limit=None, progress=None):
+    def interrupted(settings, workers=1, time_limit=None, progress=None, batch=None):
         def stop(step):
             raise KeyboardInterrupt
-        return real(settings, workers, time_limit, stop)
+        return real(settings, workers, time_limit, stop, batch)
     monkeypatch.setattr(st, "run_study", interrupted)
     result = invoke(runner, "study", "--players", 2, "--cards-left", "2", "--positions", 3,
                     "--seed", 1, "--bots", "closest", "--output", out)
