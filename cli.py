@@ -329,9 +329,11 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     pos = analysis.position
     unit = analysis.unit
     mc = analysis.method == Method.MONTECARLO
+    objective = analysis.extra.get("objective", "cows")
     lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
              f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
-             f"opponents: {analysis.opponents} ({unit} to the end of the round)",
+             f"opponents: {analysis.opponents} ({unit} to the end of the round)"
+             + (f"; objective: {objective}" if objective != "cows" else ""),
              f"method: {analysis.method} ({analysis.reason}); "
              + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
                 if analysis.method == Method.EXACT else f"{analysis.seconds:.3f} s")
@@ -355,7 +357,9 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     now_label = "cows now" if analysis.opponents != Model.WORST else "cows now (line)"
     headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
     headers += ["± stderr", "95% interval"] if mc else []
-    headers += ["frequency"] if nash else ["P(take now)", now_label, "later"]
+    in_cows = objective == "cows"
+    headers += ["frequency"] if nash else ["P(take now)", now_label] + (["later"] if in_cows
+                                                                       else [])
     rows = []
     for cards, c in _group_cards(analysis):
         row = [", ".join(map(str, cards)), f"{c.value:.3f}", f"{c.regret:.3f}"]
@@ -364,7 +368,8 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
         if nash:
             row += [f"{c.frequency:.3f}"]
         else:
-            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}", f"{c.cows_later:.3f}"]
+            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}"]
+            row += [f"{c.cows_later:.3f}"] if in_cows else []
         rows.append(row)
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                      colalign=["left"] + ["right"] * (len(headers) - 1))
@@ -412,6 +417,12 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
               show_default=True,
               help="auto: exact search first, within a time budget (10 s, or half of "
                    "--time-limit); Monte Carlo if it does not finish (model random).")
+@click.option("--objective", type=click.Choice(["cows", "margin", "win"]), default="cows",
+              show_default=True,
+              help="cows: your cows; margin: your cows minus the mean of the others' (lower "
+                   "is better); win: the probability of ending the round with the fewest cows, "
+                   "ties shared (needs taken=... once cows are gone, and at most one hidden "
+                   "hand). nash is always margin.")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
@@ -448,7 +459,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
-def analyse(position: Any, opponents: str, method: str, samples: int,
+def analyse(position: Any, opponents: str, method: str, objective: str, samples: int,
             time_limit: float | None, max_nodes: int | None, memory: int,
             workers: int | None, both_sides: bool, verify: bool, turn: str | None,
             drafters: str | None, round_bots: str | None, fmt: str, seed: int | None) -> None:
@@ -474,11 +485,15 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
     if isinstance(position, DraftPosition):
         if turn is not None:
             _usage("--turn applies to positions in a round, not to draft positions; drop it")
+        if objective != "cows":
+            _usage("--objective applies to positions in a round, not to draft positions; drop it")
         analyse_draft_command(position, method, samples, time_limit, max_nodes, workers,
                               drafters, round_bots, fmt, seed)
         return
     if drafters is not None or round_bots is not None:
         _usage("--drafters and --round apply to draft positions (phase=draft); drop them")
+    if objective != "cows" and turn is not None:
+        _usage("--objective applies to the card analysis, not yet to --turn; drop one")
     if opponents == Model.NASH and method == Method.MONTECARLO:
         _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
                "solved exactly); drop --method, or use --opponents random")
@@ -516,7 +531,7 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
                      seed=used_seed, time_limit=time_limit,
                      max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
                      progress=sampled if opponents != Model.NASH else progress, memory=memory,
-                     workers=workers, exact_progress=exact_bar)
+                     workers=workers, exact_progress=exact_bar, objective=objective)
     except (SearchStopped, SearchInterrupted) as stopped:  # what finished, then one line
         close_exact()
         _echo_unfinished(stopped, position, opponents, fmt)

@@ -388,7 +388,15 @@ class MonteCarloResult:
 
     @property
     def quantity(self) -> str:
-        return quantity_text(self.exact_depth, self.cards_left, self.rollouts)
+        text = quantity_text(self.exact_depth, self.cards_left, self.rollouts)
+        if self.objective == "win":
+            return (text.replace("expected cows", "P(win round)")
+                    .replace("an upper bound", "a lower bound")
+                    .replace("takes at most this", "wins at least this often"))
+        if self.objective == "margin":
+            return (text.replace("expected cows", "expected margin")
+                    .replace("takes at most this", "does at least this well"))
+        return text
 
     def difference(self, card: int, other: int) -> tuple[float, float]:
         """(mean, standard error) of card's value minus other's (independent samples)."""
