@@ -275,8 +275,8 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     if opponents == Model.NASH:
         if objective == "win":
             raise NimmtError("nash solves the zero-sum game (your cows minus player 2's): its "
-                             "objective is margin; use --objective margin, or --opponents "
-                             "random or worst for win")
+                             f"objective is margin; use {param('objective', 'margin')}, or "
+                             f"{param('opponents', 'random')} (or worst) for win")
         return analyse_nash(position, memory=memory, workers=workers, time_limit=time_limit,
                             progress=progress)
     if max_nodes < 1:

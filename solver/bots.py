@@ -39,6 +39,12 @@ Bots (README's bot table):
   up each player's own cows; the most visited card at the root (a numba kernel). Row
   choices rule-following.
 
+Objectives (``objective=``, issue 12): ``expecti``, ``paranoid``, ``mcs`` and ``ismcts`` play
+for ``cows`` (default), ``margin`` (own cows minus the others' mean) or ``win`` (the share of
+the fewest cows at the end of the round, cows taken so far included: the seat's view needs
+``taken``); ``nash``'s equilibrium is the zero-sum margin game, its ``expecti`` part uses the
+objective. Search results are turned into costs (lower is better, ``costs``).
+
 Every bot is deterministic for its seed when its budget is counted (nodes, samples,
 playouts); a ``time`` budget makes a decision depend on the machine's speed.
 """
