@@ -193,7 +193,8 @@ def test_taken_round_trip_and_show():
     after, outcome = p.apply_turn([4, 13])
     assert after.taken == (3 + outcome.cows[0], 1 + outcome.cows[1])
     assert parse_position(text.replace(" taken=3,1", "")).taken_so_far is None
-    assert parse_position("players=2 rows=3/20/21/22 hand=1 gone=").taken_so_far == (0, 0)
+    start = deal_position(Rules("tactical", 2), 10, seed=1)
+    assert not start.gone and start.taken is None and start.taken_so_far == (0, 0)
 
 
 @pytest.mark.parametrize("bad,message", [
@@ -213,12 +214,12 @@ def test_taken_validation(bad, message):
 def test_taken_from_json_mapping():
     from nimmt.solver.position import position_from_mapping
 
-    p = position_from_mapping({"players": 2, "rows": [[3], [20], [21], [22]], "hand": [1],
-                               "gone": [], "taken": [0, 0]})
-    assert p.taken == (0, 0)
+    start = deal_position(Rules("tactical", 2), 10, seed=1)
+    fields = {"players": 2, "rows": [list(r) for r in start.rows], "hand": list(start.hand)}
+    p = position_from_mapping({**fields, "taken": [0, 0]})
+    assert p.taken == (0, 0) and p.rows == start.rows
     with pytest.raises(NimmtError, match="taken must be whole numbers"):
-        position_from_mapping({"players": 2, "rows": [[3], [20], [21], [22]], "hand": [1],
-                               "taken": [0.5, 0]})
+        position_from_mapping({**fields, "taken": [0.5, 0]})
 
 
 # ---------------------------------------------------------------- bots and the command line
