@@ -262,14 +262,21 @@ def end_cost(goal, held):
 
 
 @jit_inline
-def save_held(frames, f, held):
-    for s in range(MAX_PLAYERS):
+def held_seats(goal):
+    """How many seats' cows the frames keep: every seat for win (the end cost reads them),
+    none otherwise (nothing reads them; saving them would only cost time)."""
+    return int(goal[G_SEATS]) if goal[G_WIN] != 0.0 else 0
+
+
+@jit_inline
+def save_held(frames, f, held, seats):
+    for s in range(seats):
         frames[f, HELD + s] = held[s]
 
 
 @jit_inline
-def load_held(frames, f, held):
-    for s in range(MAX_PLAYERS):
+def load_held(frames, f, held, seats):
+    for s in range(seats):
         held[s] = frames[f, HELD + s]
 
 
@@ -465,13 +472,13 @@ def place_forced_cards(frames, work, turn_frame, card_at, value, now, took, widt
 
 @jit_inline
 def push_choice(frames, sums, f, option_count, turn_frame, card_at, value, now, took, work,
-                held):
+                held, goal):
     """Frame f becomes a row choice for card ``card_at`` of frame ``turn_frame``'s turn,
     with ``option_count`` options, taken on the table ``work`` (seats' cows ``held``);
     (value, now, took) came on the way in."""
     frames[f, KIND] = CHOICE
     save_table(frames, f, work)
-    save_held(frames, f, held)
+    save_held(frames, f, held, held_seats(goal))
     set_triple(sums, f, ADDED, value, now, took)
     frames[f, CHOICE_AT], frames[f, TURN_FRAME] = card_at, turn_frame
     frames[f, OPTION_COUNT], frames[f, OPTION] = option_count, 0
@@ -484,7 +491,7 @@ def play_next_option(frames, f, work, professional, goal, held, known_count):
     carry on placing the turn after it: returns (turn frame, next card index, carried
     value, now, took)."""
     load_table(frames, f, work)
-    load_held(frames, f, held)
+    load_held(frames, f, held, held_seats(goal))
     turn_frame, i = frames[f, TURN_FRAME], frames[f, CHOICE_AT]
     cows = play_option(work, frames[turn_frame, TURN_CARDS + i], professional,
                        frames[f, OPTION])
@@ -532,7 +539,7 @@ def end_turn(frames, sums, f, turn_frame, value, now, took, work, owner, deck_si
         return True, stored + value, now, took
     frames[f, KIND], frames[f, FRESH] = BOUNDARY, 1
     save_table(frames, f, work)
-    save_held(frames, f, held)
+    save_held(frames, f, held, held_seats(goal))
     set_triple(sums, f, ADDED, value, now, took)
     for w in range(key_width):
         frames[f, KEY + w] = words[w]
@@ -599,7 +606,7 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             if option_count:
                 top += 1
                 push_choice(frames, sums, top, option_count, turn_frame, card_at, value, now,
-                            took, work, held)
+                            took, work, held, goal)
                 continue
             returning, value, now, took = end_turn(
                 frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
@@ -654,7 +661,7 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             take_back_joint_action(frames, f, owner, width)
             return
         load_table(frames, f, work)  # place the turn on a copy of the frame's table
-        load_held(frames, f, held)
+        load_held(frames, f, held, held_seats(goal))
         turn_frame, card_at, value, now, took = f, 0, 0.0, 0.0, 0.0
         placing = True
 

@@ -207,7 +207,7 @@ def test_place_forced_cards_stops_at_a_choice(turn, professional, model):
     if count:  # push it, play every option, settle it
         f[0, KIND] = BOUNDARY
         exact.push_choice(f, st["sums"], 1, count, 0, at, value, now, took, st["work"],
-                          np.zeros(exact.MAX_PLAYERS, np.int64))
+                          np.zeros(exact.MAX_PLAYERS, np.int64), GOAL)
         assert f[1, KIND] == CHOICE and f[1, OPTION_COUNT] == count and f[1, OPTION] == 0
         assert f[1, MINE] == (turn[at][1] == OWNER_P1)
         assert tuple(st["sums"][1, ADDED]) == (value, now, took)
