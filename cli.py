@@ -355,9 +355,11 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     pos = analysis.position
     unit = analysis.unit
     mc = analysis.method == Method.MONTECARLO
+    objective = analysis.extra.get("objective", "cows")
     lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
              f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
-             f"opponents: {analysis.opponents} ({unit} to the end of the round)",
+             f"opponents: {analysis.opponents} ({unit} to the end of the round)"
+             + (f"; objective: {objective}" if objective != "cows" else ""),
              f"method: {analysis.method} ({analysis.reason}); "
              + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
                 if analysis.method == Method.EXACT else f"{analysis.seconds:.3f} s")
@@ -381,7 +383,9 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     now_label = "cows now" if analysis.opponents != Model.WORST else "cows now (line)"
     headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
     headers += ["± stderr", "95% interval"] if mc else []
-    headers += ["frequency"] if nash else ["P(take now)", now_label, "later"]
+    in_cows = objective == "cows"
+    headers += ["frequency"] if nash else ["P(take now)", now_label] + (["later"] if in_cows
+                                                                       else [])
     rows = []
     for cards, c in _group_cards(analysis):
         row = [", ".join(map(str, cards)), f"{c.value:.3f}", f"{c.regret:.3f}"]
@@ -390,7 +394,8 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
         if nash:
             row += [f"{c.frequency:.3f}"]
         else:
-            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}", f"{c.cows_later:.3f}"]
+            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}"]
+            row += [f"{c.cows_later:.3f}"] if in_cows else []
         rows.append(row)
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                      colalign=["left"] + ["right"] * (len(headers) - 1))
@@ -438,6 +443,12 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
               show_default=True,
               help="auto: exact search first, within a time budget (10 s, or half of "
                    "--time-limit); Monte Carlo if it does not finish (model random).")
+@click.option("--objective", type=click.Choice(["cows", "margin", "win"]), default="cows",
+              show_default=True,
+              help="cows: your cows; margin: your cows minus the mean of the others' (lower "
+                   "is better); win: the probability of ending the round with the fewest cows, "
+                   "ties shared (needs taken=... once cows are gone, and at most one hidden "
+                   "hand). nash is always margin.")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
@@ -474,7 +485,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
-def analyse(position: Any, opponents: str, method: str, samples: int,
+def analyse(position: Any, opponents: str, method: str, objective: str, samples: int,
             time_limit: float | None, max_nodes: int | None, memory: int,
             workers: int | None, both_sides: bool, verify: bool, turn: str | None,
             drafters: str | None, round_bots: str | None, fmt: str, seed: int | None) -> None:
@@ -528,7 +539,7 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
             position, opponents=opponents, method=method, samples=samples, seed=seed,
             time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
             both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
-            round_bots=round_bots, given=given,
+            round_bots=round_bots, given=given, objective=objective,
             progress=sampled if not draft and opponents != Model.NASH else progress,
             exact_progress=exact_bar)
     except OptionError as e:

@@ -6,7 +6,9 @@ Settings (one round each, duplicate deals: every deal replayed in every seat rot
   2p  tactical, 2 players: every listed pair plays its own duplicate match;
   4p  tactical, 4 players: two tables of four bots;
   3p  logic, 3 players: one table of three bots;
-  2p-ismcts, 4p-ismcts, 3p-ismcts: the tree search against the others (fitted apart).
+  2p-ismcts, 4p-ismcts, 3p-ismcts: the tree search against the others (fitted apart);
+  2p-objectives: expecti and ismcts with objective win / margin against themselves (cows);
+  2p-ismcts-tuning: ismcts at 1,000 iterations against random, objective and UCB constant.
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -44,6 +46,17 @@ SETTINGS = {
         "ismcts,random", "ismcts:iterations=1000,random", "ismcts,expecti", "ismcts,mcs"]),
     "4p-ismcts": (Rules("tactical", 4, one_round=True), ["ismcts,expecti,mcs,closest"]),
     "3p-ismcts": (Rules("logic", 3, one_round=True), ["ismcts,expecti,mcs"]),
+    # objectives (issue 12 item 3): the same bot with win or margin against itself with cows
+    "2p-objectives": (Rules("tactical", 2, one_round=True), [
+        "expecti:objective=win,expecti", "expecti:objective=margin,expecti",
+        "ismcts:objective=win,ismcts", "ismcts:objective=margin,ismcts"]),
+    # the tree search at the published UCT's budget (1,000 a move) against random: its
+    # objective and exploration constant side by side
+    "2p-ismcts-tuning": (Rules("tactical", 2, one_round=True), [
+        "ismcts:iterations=1000,random", "ismcts:iterations=1000,objective=win,random",
+        "ismcts:iterations=1000,objective=win,c=0.35,random",
+        "ismcts:iterations=1000,objective=win,c=1.4,random",
+        "ismcts:iterations=1000,objective=margin,random"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200

@@ -19,8 +19,9 @@ from .errors import BudgetExceeded, NimmtError, SearchStopped, param
 from .names import Method, Model, values
 from .position import Position, format_position
 
-__all__ = ["DEFAULT_MAX_NODES", "METHODS", "OPPONENTS", "UNITS", "Analysis", "CardAnalysis",
-           "analyse", "analyse_nash", "from_exact", "from_montecarlo", "from_nash"]
+__all__ = ["DEFAULT_MAX_NODES", "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "Analysis",
+           "CardAnalysis", "analyse", "analyse_nash", "better_first", "from_exact",
+           "from_montecarlo", "from_nash", "objective_unit"]
 
 OPPONENTS = values(Model)
 METHODS = values(Method)
@@ -42,6 +43,34 @@ UNITS: dict[str, str] = {Model.RANDOM: "expected cows", Model.WORST: "guaranteed
                          Model.NASH: "game value"}
 # Monte Carlo with some later turns played by a policy: what its figures are (README)
 BOUND_UNIT = "upper bound on expected cows"
+OBJECTIVES = exact.OBJECTIVES
+# the objectives' units (cows: UNITS), by model; and Monte Carlo's bound with a policy
+OBJECTIVE_UNITS: dict[tuple[str, str], str] = {
+    ("margin", Model.RANDOM): "expected margin",
+    ("margin", Model.WORST): "guaranteed margin",
+    ("win", Model.RANDOM): "P(win round)",
+    ("win", Model.WORST): "guaranteed P(win round)",
+}
+OBJECTIVE_BOUNDS = {"cows": BOUND_UNIT, "margin": "upper bound on expected margin",
+                    "win": "lower bound on P(win round)"}
+OBJECTIVE_TEXT = {
+    "cows": "your cows",
+    "margin": "your cows minus the mean of the others' (lower is better)",
+    "win": "the probability of ending the round with the fewest cows, ties shared (cows "
+           "taken so far included; higher is better)",
+}
+
+
+def objective_unit(objective: str, opponents: str) -> str:
+    """What the card values are for ``objective`` against ``opponents``."""
+    if objective == "cows" or opponents == Model.NASH:
+        return UNITS[opponents]
+    return OBJECTIVE_UNITS[(objective, opponents)]
+
+
+def better_first(objective: str) -> int:
+    """+1 when a lower value is better (cows, margin), -1 when higher is (win)."""
+    return -1 if objective == "win" else 1
 
 
 @dataclass(frozen=True)
@@ -104,6 +133,8 @@ class Analysis:
             if not math.isnan(c.cows_now):
                 item.update(cows_now=c.cows_now, cows_later=c.cows_later,
                             take_probability=c.take_probability)
+                if self.extra.get("objective", "cows") != "cows":
+                    del item["cows_later"]  # the value is not in cows: no 'later' part
             if c.stderr is not None:
                 assert c.ci95 is not None  # Monte Carlo sets stderr and ci95 together
                 item.update(stderr=c.stderr, ci95=list(c.ci95), samples=c.samples,
@@ -128,19 +159,30 @@ def _count(n: int) -> str:
     return f"{n:,}" if n < 10**12 else f"{n:.1e}"
 
 
-def _ranked(raw: list[dict]) -> tuple[CardAnalysis, ...]:
-    raw = sorted(raw, key=lambda c: (c["value"], c["card"]))
+def _ranked(raw: list[dict], objective: str = "cows") -> tuple[CardAnalysis, ...]:
+    sign = better_first(objective)
+    raw = sorted(raw, key=lambda c: (sign * c["value"], c["card"]))
     best = raw[0]["value"]
-    return tuple(CardAnalysis(regret=c["value"] - best, **c) for c in raw)
+    return tuple(CardAnalysis(regret=abs(c["value"] - best), **c) for c in raw)
+
+
+def _objective_extra(objective: str, opponents: str) -> dict:
+    """The JSON's objective fields (cows: only the name)."""
+    if objective == "cows":
+        return {"objective": "cows"}
+    return {"objective": objective, "unit": objective_unit(objective, opponents)}
 
 
 def from_exact(position: Position, result: exact.ExactResult, reason: str,
                estimate: int) -> Analysis:
     """An exact search's result (model random or worst) as an Analysis."""
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
-                      "take_probability": c.take_probability} for c in result.cards])
+                      "take_probability": c.take_probability} for c in result.cards],
+                    result.objective)
     return Analysis(position, result.model, "exact", reason, cards, estimate,
-                    result.resolved, result.seconds, extra={"states": result.states})
+                    result.resolved, result.seconds,
+                    extra={"states": result.states,
+                           **_objective_extra(result.objective, result.model)})
 
 
 def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason: str,
@@ -148,16 +190,18 @@ def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason:
     """A Monte Carlo estimate (model random) as an Analysis. Where a policy plays some of
     player 1's later turns the figures are an upper bound on the expected cows, and the
     unit says so (README: what the numbers mean)."""
-    top = min(mc.cards, key=lambda c: (c.value, c.card))  # _ranked's best
+    sign = better_first(mc.objective)
+    top = min(mc.cards, key=lambda c: (sign * c.value, c.card))  # _ranked's best
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
                       "take_probability": c.take_probability, "stderr": c.stderr,
                       "ci95": c.interval(), "samples": c.samples,
                       "regret_stderr": mc.difference(c.card, top.card)[1] if c is not top
-                      else 0.0} for c in mc.cards])
+                      else 0.0} for c in mc.cards], mc.objective)
     extra = {"samples": mc.cards[0].samples, "seed": seed, "exact_depth": mc.exact_depth,
-             "rollouts": mc.rollouts, "later_exact": mc.later_exact, "quantity": mc.quantity}
+             "rollouts": mc.rollouts, "later_exact": mc.later_exact, "quantity": mc.quantity,
+             **_objective_extra(mc.objective, Model.RANDOM)}
     if not mc.later_exact:
-        extra["unit"] = BOUND_UNIT
+        extra["unit"] = OBJECTIVE_BOUNDS[mc.objective]
     return Analysis(position, Model.RANDOM.value, "montecarlo", reason, cards, estimate,
                     mc.nodes, mc.seconds, complete=mc.complete, later_play=mc.later_play,
                     extra=extra)
@@ -180,7 +224,8 @@ def from_nash(position: Position, r: nash.NashResult) -> Analysis:
              "exploitability": r.exploitability, "workers": r.workers,
              "table_bytes": r.table_bytes,
              "p2_strategy": [{"card": c, "value": v, "frequency": f}
-                             for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)]}
+                             for c, v, f in zip(r.p2_cards, r.p2_ev, r.p2_frequency)],
+             "objective": "margin"}  # the zero-sum game: your cows minus player 2's
     return Analysis(position, Model.NASH.value, "exact",
                     f"backward induction over {r.states:,} states", cards, None, r.nodes,
                     r.seconds, extra=extra, game_value=r.value,
@@ -200,8 +245,11 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
             max_nodes: int = DEFAULT_MAX_NODES,
             progress: Callable[[int], None] | None = None,
             memory: int = 8 * 2**30, workers: int | None = None,
-            exact_progress: Callable[[int], None] | None = None) -> Analysis:
-    """Analyse every card of player 1's hand.
+            exact_progress: Callable[[int], None] | None = None,
+            objective: str = "cows") -> Analysis:
+    """Analyse every card of player 1's hand for ``objective`` (OBJECTIVE_TEXT; nash: the
+    zero-sum game, whose value is the margin, so cows and margin give it and win is
+    refused).
 
     ``method='auto'`` tries exact search first (see HOPELESS, AUTO_SECONDS) and, for model
     random, falls back to Monte Carlo when it does not finish; ``reason`` says what
@@ -222,7 +270,13 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         raise NimmtError(f"unknown opponents {opponents!r}; use one of {', '.join(OPPONENTS)}")
     if method not in METHODS:
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    if objective not in OBJECTIVES:
+        raise NimmtError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
     if opponents == Model.NASH:
+        if objective == "win":
+            raise NimmtError("nash solves the zero-sum game (your cows minus player 2's): its "
+                             f"objective is margin; use {param('objective', 'margin')}, or "
+                             f"{param('opponents', 'random')} (or worst) for win")
         return analyse_nash(position, memory=memory, workers=workers, time_limit=time_limit,
                             progress=progress)
     if max_nodes < 1:
@@ -251,7 +305,8 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         start = time.perf_counter()
         try:
             result = exact.solve_exact(position, opponents, max_nodes=limit, time_limit=seconds,
-                                       memory=memory, progress=exact_progress)
+                                       memory=memory, progress=exact_progress,
+                                       objective=objective)
         except SearchStopped as stopped:
             if not fallback:
                 if stopped.reason == "nodes":
@@ -283,6 +338,8 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         reason = ("Monte Carlo as asked" if method == Method.MONTECARLO else
                   f"auto: exact search would take about {_count(estimate)} nodes, over "
                   f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo")
+    if objective != "cows":
+        exact.goal_array(position, objective)  # its problem in one line before sampling
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
-                                   progress=progress, node_budget=max_nodes)
+                                   progress=progress, node_budget=max_nodes, objective=objective)
     return from_montecarlo(position, mc, reason, estimate, seed)

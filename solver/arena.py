@@ -119,7 +119,8 @@ class Table:
         return Position.make(players=n, rows=self.rows, hand=self.hands[seat],
                              variant=self.rules.variant, placement=self.rules.placement,
                              others=others, gone=self.gone,
-                             scores=[self.scores[s] for s in order])
+                             scores=[self.scores[s] for s in order],
+                             taken=[self.cows[s] for s in order])
 
     def _fail(self, seat: int, position: Position, what: str) -> ArenaError:
         return ArenaError(f"bot {self.labels[seat]} (seat {seat + 1}) {what}; position: "

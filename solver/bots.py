@@ -39,6 +39,12 @@ Bots (README's bot table):
   up each player's own cows; the most visited card at the root (a numba kernel). Row
   choices rule-following.
 
+Objectives (``objective=``, issue 12): ``expecti``, ``paranoid``, ``mcs`` and ``ismcts`` play
+for ``cows`` (default), ``margin`` (own cows minus the others' mean) or ``win`` (the share of
+the fewest cows at the end of the round, cows taken so far included: the seat's view needs
+``taken``); ``nash``'s equilibrium is the zero-sum margin game, its ``expecti`` part uses the
+objective. Search results are turned into costs (lower is better, ``costs``).
+
 Every bot is deterministic for its seed when its budget is counted (nodes, samples,
 playouts); a ``time`` budget makes a decision depend on the machine's speed.
 """
@@ -69,18 +75,22 @@ RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
 BOT_NAMES = RULE_BOTS + SEARCH_BOTS
 
-_EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None)}
+OBJECTIVES = ("cows", "margin", "win")  # exact.OBJECTIVES; README's bot table
+OBJECTIVE = {"objective": (str, "cows")}
+_EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     **{name: {} for name in RULE_BOTS},
     "expecti": dict(_EXPECTI),
     "paranoid": dict(_EXPECTI),
     "nash": {"k": (int, 7), **_EXPECTI},
-    "mcs": {"playouts": (int, 1000), "time": (float, None)},
-    "ismcts": {"iterations": (int, 10000), "time": (float, None)},
+    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE},
+    "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
+               **OBJECTIVE},
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
-          "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7)}
+          "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
+          "c": (0.0, 100.0)}
 
 
 # ---------------------------------------------------------------- names
@@ -127,6 +137,12 @@ def parse_bot(text: str) -> BotSpec:
             if not eq or not value:
                 raise NimmtError(f"bot {name}: give a value, as {key}=N")
             kind = allowed[key][0]
+            if kind is str:  # the objective: a name
+                if value not in OBJECTIVES:
+                    raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
+                                     f"{', '.join(OBJECTIVES)}")
+                params[key] = value
+                continue
             low, high = LIMITS[key]
             try:
                 if not value.isascii() or "_" in value:
@@ -269,26 +285,57 @@ def planned(position: Position, card: int) -> Decision:
     return Decision(card, tie_side=0 if step.side == "right" else 1)
 
 
+def turn_cost(objective: str, cows: Sequence[int]) -> float:
+    """What a turn's cows (player 1 first) cost player 1 under ``objective``: cows its
+    own, margin its own minus the mean of the others' (win: nothing until the end)."""
+    if objective == "cows":
+        return float(cows[0])
+    if objective == "margin":
+        return cows[0] - sum(cows[1:]) / (len(cows) - 1)
+    return 0.0
+
+
+def end_cost(objective: str, position: Position) -> float:
+    """What the end of the round costs player 1: win, minus its share of the fewest cows
+    taken this round (ties shared); nothing for cows and margin."""
+    if objective != "win":
+        return 0.0
+    taken = position.taken_so_far
+    if taken is None:
+        raise NimmtError("the win objective needs the cows taken this round (taken=...)")
+    fewest = min(taken)
+    return -1.0 / taken.count(fewest) if taken[0] == fewest else 0.0
+
+
+def costs(values: Mapping[int, float], objective: str) -> dict[int, float]:
+    """Card values as costs (lower is better): win probabilities negated."""
+    sign = -1.0 if objective == "win" else 1.0
+    return {c: sign * v for c, v in values.items()}
+
+
 class ExpectiBot(Bot):
-    """The card ``analyse`` ranks best against the random model (module docstring)."""
+    """The card ``analyse`` ranks best against the random model (module docstring), for
+    its ``objective``."""
 
     model = "random"
 
     def values(self, position: Position, share: float = 1.0) -> dict[int, float]:
-        """Every card's value in the random model within this bot's budget."""
+        """Every card's cost (``costs``) in the random model within this bot's budget."""
         nodes = self.params["nodes"]
+        objective = self.params["objective"]
         seconds = self.params["time"] * share if self.params["time"] else None
         if estimate_nodes(position) <= nodes:
             try:
                 result = analyse(position, "random", method="exact", max_nodes=nodes,
-                                 time_limit=seconds)
-                return {c.card: c.value for c in result.cards}
+                                 time_limit=seconds, objective=objective)
+                return costs({c.card: c.value for c in result.cards}, objective)
             except SearchStopped:
                 pass
         samples = max(2, int(self.params["samples"] * share))
         result = analyse(position, "random", method="montecarlo", samples=samples,
-                         seed=self.next_seed(), time_limit=seconds, max_nodes=nodes)
-        return {c.card: c.value for c in result.cards}
+                         seed=self.next_seed(), time_limit=seconds, max_nodes=nodes,
+                         objective=objective)
+        return costs({c.card: c.value for c in result.cards}, objective)
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:
@@ -297,8 +344,10 @@ class ExpectiBot(Bot):
 
     def option_value(self, moment: Moment, option: int, share: float) -> float:
         after, cows = moment.after(option)
-        later = min(self.values(after, share).values()) if after.cards_left else 0.0
-        return cows[0] + later
+        objective = self.params["objective"]
+        later = (min(self.values(after, share).values()) if after.cards_left
+                 else end_cost(objective, after))
+        return turn_cost(objective, cows) + later
 
     def choose_option(self, moment: Moment) -> int:
         share = 1.0 / len(moment.options)
@@ -314,12 +363,13 @@ class ParanoidBot(ExpectiBot):
         if estimate_nodes(position) > nodes:
             return None
         seconds = self.params["time"]
+        objective = self.params["objective"]
         try:
             result = analyse(position, "worst", method="exact", max_nodes=nodes,
-                             time_limit=seconds)
+                             time_limit=seconds, objective=objective)
         except SearchStopped:
             return None
-        return {c.card: c.value for c in result.cards}
+        return costs({c.card: c.value for c in result.cards}, objective)
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:
@@ -331,10 +381,12 @@ class ParanoidBot(ExpectiBot):
         values = {}
         for o in range(len(moment.options)):
             after, cows = moment.after(o)
-            later = self.worst_values(after) if after.cards_left else {0: 0.0}
+            objective = self.params["objective"]
+            later = (self.worst_values(after) if after.cards_left
+                     else {0: end_cost(objective, after)})
             if later is None:
                 return super().choose_option(moment)
-            values[o] = cows[0] + min(later.values())
+            values[o] = turn_cost(objective, cows) + min(later.values())
         return _best(values)
 
 
@@ -385,11 +437,53 @@ def playout_arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return hands, hidden, np.asarray(position.pool, np.int64), engine.row_table(position.rows)
 
 
+OBJECTIVE_CODES = {"cows": 0, "margin": 1, "win": 2}
+OBJ_COWS, OBJ_MARGIN, OBJ_WIN = 0, 1, 2
+
+
+def start_taken(position: Position, objective: str) -> np.ndarray:
+    """Each player's cows taken so far (the playout kernels' start), as the objective
+    needs them: win needs them known, cows and margin count from now (zeros)."""
+    if objective != "win":
+        return np.zeros(position.players, np.int64)
+    taken = position.taken_so_far
+    if taken is None:
+        raise NimmtError("the win objective needs each player's cows taken so far this round "
+                         "(taken=...)")
+    return np.asarray(taken, np.int64)
+
+
+@jit
+def playout_cost(objective, got, start, p):
+    """Player p's cost at the end of a playout (``got``: each player's cows taken this
+    round, ``start``: at the playout's start): cows its own since the start; margin that
+    minus the mean of the others'; win 1 minus its share of the fewest cows."""
+    n = got.shape[0]
+    own = got[p] - start[p]
+    if objective == OBJ_COWS:
+        return float(own)
+    if objective == OBJ_MARGIN:
+        others = 0
+        for q in range(n):
+            if q != p:
+                others += got[q] - start[q]
+        return own - others / (n - 1)
+    fewest, winners = got[0], 0
+    for q in range(n):
+        fewest = min(fewest, got[q])
+    for q in range(n):
+        winners += got[q] == fewest
+    return 1.0 - (1.0 / winners if got[p] == fewest else 0.0)
+
+
 class MonteCarloBot(Bot):
-    """Flat Monte Carlo with uniformly random playouts for everyone."""
+    """Flat Monte Carlo with uniformly random playouts for everyone, for its objective."""
 
     def values(self, position: Position) -> dict[int, float]:
+        """Every card's mean playout cost (``playout_cost``; lower is better)."""
         k, n = position.cards_left, position.players
+        objective = self.params["objective"]
+        taken0 = start_taken(position, objective)
         hands, hidden, pool, table = playout_arrays(position)
         sums = np.zeros(k)
         playouts, seconds = self.params["playouts"], self.params["time"]
@@ -398,7 +492,7 @@ class MonteCarloBot(Bot):
         while done < playouts:
             size = min(chunk, playouts - done)
             mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
-                         size, sums)
+                         size, sums, OBJECTIVE_CODES[objective], taken0)
             done += size
             chunk *= 2
             if seconds is not None and time.perf_counter() - start > seconds:
@@ -412,11 +506,14 @@ class MonteCarloBot(Bot):
 
 
 @jit
-def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums):
+def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums,
+                 objective, start):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
     the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays uniformly
-    random cards with rule-following rows; sums[i] += player 1's cows after card i.
-    Playout j draws from stream (seed, j) whatever the card (common random numbers)."""
+    random cards with rule-following rows; sums[i] += player 1's playout_cost after card i
+    (``start``: the cows taken before). Playout j draws from stream (seed, j) whatever the
+    card (common random numbers)."""
+    got = np.zeros(n, np.int64)
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -437,7 +534,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                         hands[p, c] = pool[x]
                         remaining -= 1
                         pool[x] = pool[remaining]
-            cows = 0
+            got[:] = start
             for turn in range(k):
                 left = k - turn
                 for p in range(n):
@@ -450,14 +547,16 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                     hands[p, x] = hands[p, left - 1]
                 turns.sort_turn(cards, owners, n)
                 for a in range(n):
-                    taken = turns.play_option(table, cards[a], professional, turns.RULE_OPTION)
-                    if owners[a] == 0:
-                        cows += taken
-            sums[i] += cows
+                    got[owners[a]] += turns.play_option(table, cards[a], professional,
+                                                        turns.RULE_OPTION)
+            sums[i] += playout_cost(objective, got, start, 0)
 
 
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
 REWARD_SCALE = 10.0
+# the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
+REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
+ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (benchmarks, README)
 
 
 class TreeSearchBot(Bot):
@@ -465,6 +564,11 @@ class TreeSearchBot(Bot):
 
     def visits(self, position: Position) -> dict[int, float]:
         k, n = position.cards_left, position.players
+        objective = self.params["objective"]
+        taken0 = start_taken(position, objective)
+        explore = self.params["c"]
+        if explore is None:
+            explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
         hands, hidden, pool, table = playout_arrays(position)
         iterations, seconds = self.params["iterations"], self.params["time"]
         size = iterations + 1
@@ -478,7 +582,9 @@ class TreeSearchBot(Bot):
         while done < iterations:
             count = min(chunk, iterations - done)
             ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
-                              done, count, stats, links, actions, used)
+                              done, count, stats, links, actions, used,
+                              OBJECTIVE_CODES[objective], taken0, explore,
+                              REWARD_SCALES[objective])
             done += count
             chunk *= 2
             if seconds is not None and time.perf_counter() - start > seconds:
@@ -494,20 +600,23 @@ class TreeSearchBot(Bot):
 
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
-                      stats, links, actions, used):
+                      stats, links, actions, used, objective, start, explore, scale):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
     a card's availability counts the visits where its owner held it), adds one node,
     plays the rest at random (rule-following rows), and backs each player's cows up the
     path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
-    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes."""
+    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes.
+    Each player's reward: -playout_cost(objective) / scale (``start``: cows taken before);
+    ``explore``: the UCB constant."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
     cards = np.zeros(n, np.int64)
     owners = np.zeros(n, np.int64)
     cows = np.zeros(n, np.int64)
+    reward = np.zeros(n)
     path = np.zeros(k, np.int64)
     path_cards = np.zeros((k, n), np.int64)
     rng = np.zeros(1, np.uint64)
@@ -524,7 +633,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                     hands[p, c] = pool[x]
                     remaining -= 1
                     pool[x] = pool[remaining]
-        cows[:] = 0
+        cows[:] = start
         node = 0
         depth = 0
         for turn in range(k):
@@ -551,7 +660,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                             c = hands[p, i]
                             v = stats[node, p, c, 0]
                             score = (stats[node, p, c, 1] / v
-                                     + ISMCTS_C * np.sqrt(np.log(stats[node, p, c, 2]) / v))
+                                     + explore * np.sqrt(np.log(stats[node, p, c, 2]) / v))
                             if score > best_score:
                                 best, best_score = i, score
                     x = best
@@ -590,11 +699,13 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
             for a in range(n):
                 cows[owners[a]] += turns.play_option(table, cards[a], professional,
                                                      turns.RULE_OPTION)
+        for p in range(n):
+            reward[p] = -playout_cost(objective, cows, start, p) / scale
         for d in range(depth):
             for p in range(n):
                 c = path_cards[d, p]
                 stats[path[d], p, c, 0] += 1.0
-                stats[path[d], p, c, 1] -= cows[p] / REWARD_SCALE
+                stats[path[d], p, c, 1] += reward[p]
 
 
 BOT_CLASSES: dict[str, type[Bot]] = {

@@ -38,12 +38,20 @@ from .errors import (
 )
 from .position import Position
 from .rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
-from .statekey import L_WIDTH, OWNER_BITS_ANY, key_layout, pack_key
+from .statekey import (
+    L_WIDTH,
+    OWNER_BITS_ANY,
+    key_layout,
+    pack_key,
+    pack_taken,
+    taken_words,
+    with_taken,
+)
 from .table import MAX_LOAD, Table, probe, rehash, store
 from .turns import RULE_OPTION, card_options, play_found_option, play_option
 
-__all__ = ["DEFAULT_MEMORY", "CardLine", "ExactResult", "estimate_nodes", "opponent_set_count",
-           "owner_array", "solve_exact"]
+__all__ = ["DEFAULT_MEMORY", "OBJECTIVES", "CardLine", "ExactResult", "estimate_nodes",
+           "goal_array", "objective_value", "opponent_set_count", "owner_array", "solve_exact"]
 
 MODEL_RANDOM, MODEL_WORST = 0, 1
 MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}
@@ -67,16 +75,17 @@ CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmar
 CARD_NUMBERS = np.arange(STANDARD_DECK + 1, dtype=np.int64)  # pack_key's card list
 
 
-def memo_layout(owner: np.ndarray, professional: bool) -> np.ndarray:
+def memo_layout(owner: np.ndarray, professional: bool, taken_seats: int = 0) -> np.ndarray:
     """The memo's key layout (solver/statekey.py) for a search from a state whose owners
     are ``owner``: room for the cards in play there (they only become fewer) and owner
     fields wide enough for the largest owner. Rows are not merged (``merge_rows`` off):
     the key tells apart the states the search has always told apart, so node counts
-    stay those of its earlier memo."""
+    stay those of its earlier memo. ``taken_seats`` > 0 (the win objective): the seats'
+    cows taken so far are part of the key."""
     in_play = int(np.count_nonzero(owner))
     top = int(owner.max()) if in_play else OWNER_P1
-    return key_layout(max(1, in_play), max(1, (top - 1).bit_length()), professional,
-                      merge_rows=False)
+    return with_taken(key_layout(max(1, in_play), max(1, (top - 1).bit_length()), professional,
+                                 merge_rows=False), taken_seats)
 
 
 @jit
@@ -89,10 +98,12 @@ def new_memo(width, slots):
 
 
 @jit_inline
-def pack_memo_key(table, owner, deck_size, layout, words, order):
+def pack_memo_key(table, owner, deck_size, layout, words, order, held):
     """The memo key of the turn-boundary state (table, owner) into ``words``: the state
-    key of its rows and the cards in play with their owners (``order``: 4 ints scratch)."""
+    key of its rows and the cards in play with their owners (``order``: 4 ints scratch),
+    and the seats' cows taken so far (``held``) when the layout keeps them (win)."""
     pack_key(table, CARD_NUMBERS, owner, deck_size + 1, -1, -1, layout, words, order)
+    pack_taken(words, layout, held)
 
 
 @jit_inline
@@ -200,10 +211,73 @@ PICK = POOL + STANDARD_DECK
 TURN_CARDS = PICK + MAX_PLAYERS - 1
 TURN_OWNERS = TURN_CARDS + MAX_PLAYERS
 KEY = TURN_OWNERS + MAX_PLAYERS
-KEY_COLUMNS = int(key_layout(STANDARD_DECK, OWNER_BITS_ANY, True)[L_WIDTH])  # the widest
-FRAME_COLUMNS = KEY + KEY_COLUMNS
+KEY_COLUMNS = (int(key_layout(STANDARD_DECK, OWNER_BITS_ANY, True)[L_WIDTH])  # the widest
+               + taken_words(MAX_PLAYERS))
+HELD = KEY + KEY_COLUMNS  # + seat: cows taken so far this round (objectives, below)
+FRAME_COLUMNS = HELD + MAX_PLAYERS
 ADDED, BEST, ACC = range(3)
 VALUE, NOW, TOOK = range(3)
+
+# ---------------------------------------------------------------- objectives
+# What player 1 minimises (VALUE): a *cost* made of two parts, both from the ``goal``
+# array (float, named slots G_*) the caller builds (``goal_array``):
+#   - per cow taken: + goal[G_MINE] for player 1's, - goal[G_OTHERS] for anyone else's
+#     (cows: 1 and 0; margin: 1 and 1 / (players - 1));
+#   - at the end of the round, goal[G_WIN] x (1 - player 1's win share) over the seats'
+#     cows taken this round (win: 1, with G_MINE = G_OTHERS = 0).
+# Seats' cows taken so far are carried beside the row table (``held``, int64 by seat:
+# 0 player 1, 1 + j known opponent j, 1 + known count the hidden hand, of which win allows
+# at most one) and saved in each frame's HELD block; goal[G_TAKEN + seat] holds them at
+# the root. Only win puts them into the memo key (memo_layout's taken_seats).
+G_MINE, G_OTHERS, G_WIN, G_SEATS, G_TAKEN = range(5)
+GOAL_SLOTS = G_TAKEN + MAX_PLAYERS
+OBJECTIVES = ("cows", "margin", "win")
+
+
+@jit_inline
+def seat_of(who, known_count):
+    """The seat (index into ``held``) of owner code ``who``."""
+    return known_count + 1 if who == OWNER_POOL else who - OWNER_P1
+
+
+@jit_inline
+def cost_of_cows(goal, mine, cows):
+    """The cost of ``cows`` taken by player 1 (mine) or by someone else."""
+    return cows * goal[G_MINE] if mine else -cows * goal[G_OTHERS]
+
+
+@jit_inline
+def end_cost(goal, held):
+    """The cost at the end of the round: goal[G_WIN] x (1 - player 1's share of the win:
+    1 / w when it is one of the w seats with the fewest cows, else 0)."""
+    if goal[G_WIN] == 0.0:
+        return 0.0
+    fewest, winners = held[0], 0
+    for s in range(int(goal[G_SEATS])):
+        fewest = min(fewest, held[s])
+    for s in range(int(goal[G_SEATS])):
+        winners += held[s] == fewest
+    share = 1.0 / winners if held[0] == fewest else 0.0
+    return goal[G_WIN] * (1.0 - share)
+
+
+@jit_inline
+def held_seats(goal):
+    """How many seats' cows the frames keep: every seat for win (the end cost reads them),
+    none otherwise (nothing reads them; saving them would only cost time)."""
+    return int(goal[G_SEATS]) if goal[G_WIN] != 0.0 else 0
+
+
+@jit_inline
+def save_held(frames, f, held, seats):
+    for s in range(seats):
+        frames[f, HELD + s] = held[s]
+
+
+@jit_inline
+def load_held(frames, f, held, seats):
+    for s in range(seats):
+        held[s] = frames[f, HELD + s]
 
 
 @jit_inline
@@ -374,33 +448,37 @@ def add_outcome(frames, sums, f, value, now, took, model, stats):
 
 @jit_inline
 def place_forced_cards(frames, work, turn_frame, card_at, value, now, took, width,
-                       professional, model):
+                       professional, model, goal, held, known_count):
     """Place frame ``turn_frame``'s turn cards on ``work`` from ``card_at`` on while their
     owners have no choice to make (one option, or a ``random`` opponent's rule-following
-    choice); player 1's cows go into the carried triple (value, now, took). Returns
-    (option count of the card that needs a choice, or 0 when the turn is placed; that
-    card's index; the carried triple)."""
+    choice); the cows' cost goes into the carried triple (value; now and took: player 1's
+    own cows), every seat's cows into ``held``. Returns (option count of the card that
+    needs a choice, or 0 when the turn is placed; that card's index; the carried triple)."""
     for i in range(card_at, width):
         card = frames[turn_frame, TURN_CARDS + i]
-        mine = frames[turn_frame, TURN_OWNERS + i] == OWNER_P1
+        who = frames[turn_frame, TURN_OWNERS + i]
+        mine = who == OWNER_P1
         count, kind, row_a, row_b = card_options(work, card, professional)
         if count > 1 and (mine or model != MODEL_RANDOM):
             return count, i, value, now, took
         cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
+        held[seat_of(who, known_count)] += cows
+        value += cost_of_cows(goal, mine, cows)
         if mine:
-            value += cows
             now += cows
             took = 1.0 if cows > 0 else 0.0
     return 0, width, value, now, took
 
 
 @jit_inline
-def push_choice(frames, sums, f, option_count, turn_frame, card_at, value, now, took, work):
+def push_choice(frames, sums, f, option_count, turn_frame, card_at, value, now, took, work,
+                held, goal):
     """Frame f becomes a row choice for card ``card_at`` of frame ``turn_frame``'s turn,
-    with ``option_count`` options, taken on the table ``work``; (value, now, took) came
-    on the way in."""
+    with ``option_count`` options, taken on the table ``work`` (seats' cows ``held``);
+    (value, now, took) came on the way in."""
     frames[f, KIND] = CHOICE
     save_table(frames, f, work)
+    save_held(frames, f, held, held_seats(goal))
     set_triple(sums, f, ADDED, value, now, took)
     frames[f, CHOICE_AT], frames[f, TURN_FRAME] = card_at, turn_frame
     frames[f, OPTION_COUNT], frames[f, OPTION] = option_count, 0
@@ -408,16 +486,20 @@ def push_choice(frames, sums, f, option_count, turn_frame, card_at, value, now, 
 
 
 @jit_inline
-def play_next_option(frames, f, work, professional):
-    """Play choice frame f's current option on a copy of its table, to carry on placing
-    the turn after it: returns (turn frame, next card index, carried value, now, took)."""
+def play_next_option(frames, f, work, professional, goal, held, known_count):
+    """Play choice frame f's current option on a copy of its table (and seats' cows), to
+    carry on placing the turn after it: returns (turn frame, next card index, carried
+    value, now, took)."""
     load_table(frames, f, work)
+    load_held(frames, f, held, held_seats(goal))
     turn_frame, i = frames[f, TURN_FRAME], frames[f, CHOICE_AT]
     cows = play_option(work, frames[turn_frame, TURN_CARDS + i], professional,
                        frames[f, OPTION])
+    held[seat_of(frames[turn_frame, TURN_OWNERS + i], known_count)] += cows
     if frames[f, MINE] == 0:
-        return turn_frame, i + 1, 0.0, 0.0, 0.0
-    return turn_frame, i + 1, float(cows), float(cows), 1.0 if cows > 0 else 0.0
+        return turn_frame, i + 1, cost_of_cows(goal, False, cows), 0.0, 0.0
+    return (turn_frame, i + 1, cost_of_cows(goal, True, cows), float(cows),
+            1.0 if cows > 0 else 0.0)
 
 
 @jit_inline
@@ -442,21 +524,22 @@ def return_from_choice(sums, f):
 
 @jit_inline
 def end_turn(frames, sums, f, turn_frame, value, now, took, work, owner, deck_size, layout,
-             entries, values, stats, words, order):
-    """Frame ``turn_frame``'s turn is placed on ``work``, carrying (value, now, took).
-    Returns (known, value, now, took): known when it was player 1's last card or the
-    state after it is in the memo, the triple then its value. Otherwise frame f becomes
-    that state's fresh boundary frame."""
+             entries, values, stats, words, order, goal, held):
+    """Frame ``turn_frame``'s turn is placed on ``work`` (seats' cows ``held``), carrying
+    (value, now, took). Returns (known, value, now, took): known when it was player 1's
+    last card (the end cost added) or the state after it is in the memo, the triple then
+    its value. Otherwise frame f becomes that state's fresh boundary frame."""
     if frames[turn_frame, SIZES] == 1:  # player 1's last card
-        return True, value, now, took
+        return True, value + end_cost(goal, held), now, took
     key_width = layout[L_WIDTH]
-    pack_memo_key(work, owner, deck_size, layout, words, order)
+    pack_memo_key(work, owner, deck_size, layout, words, order, held)
     found, stored = memo_find(entries, values, words, key_width)
     if found:
         stats[HITS] += 1
         return True, stored + value, now, took
     frames[f, KIND], frames[f, FRESH] = BOUNDARY, 1
     save_table(frames, f, work)
+    save_held(frames, f, held, held_seats(goal))
     set_triple(sums, f, ADDED, value, now, took)
     for w in range(key_width):
         frames[f, KEY + w] = words[w]
@@ -478,8 +561,10 @@ def finish_state(frames, sums, f, memo, entries, values, layout, stats, words):
 
 @jit
 def search_state(table0, owner, deck_size, known_count, hidden_count, professional, model,
-                 root_card, memo, layout, stats, max_resolved, result):
+                 root_card, memo, layout, stats, max_resolved, result, goal):
     """Value of the state (table0, owner) for player 1; result = (value, cows now, took).
+    ``goal``: the objective (G_* slots, see "objectives"; the seats' cows so far at
+    goal[G_TAKEN..]).
 
     An explicit stack of frames (numba cannot cache recursive functions; the layout is
     drawn above the transitions). BOUNDARY frames enumerate player 1's cards (only
@@ -501,10 +586,13 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
     work = np.empty((ROW_COUNT, 4), np.int64)
     words = np.empty(layout[L_WIDTH], np.int64)
     order = np.empty(ROW_COUNT, np.int64)
+    held = np.zeros(MAX_PLAYERS, np.int64)
 
     top = 0
     frames[0, KIND], frames[0, FRESH] = BOUNDARY, 1
     save_table(frames, 0, table0)
+    for s in range(MAX_PLAYERS):
+        frames[0, HELD + s] = np.int64(goal[G_TAKEN + s])
     set_triple(sums, 0, ADDED, 0.0, 0.0, 0.0)
     returning, placing = False, False
     turn_frame, card_at = 0, 0              # placing: whose turn, the next card
@@ -514,15 +602,15 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             placing = False
             option_count, card_at, value, now, took = place_forced_cards(
                 frames, work, turn_frame, card_at, value, now, took, width, professional,
-                model)
+                model, goal, held, known_count)
             if option_count:
                 top += 1
                 push_choice(frames, sums, top, option_count, turn_frame, card_at, value, now,
-                            took, work)
+                            took, work, held, goal)
                 continue
             returning, value, now, took = end_turn(
                 frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
-                layout, entries, values, stats, words, order)
+                layout, entries, values, stats, words, order, goal, held)
             if not returning:
                 top += 1
             continue
@@ -538,7 +626,7 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
                 top -= 1
             else:
                 turn_frame, card_at, value, now, took = play_next_option(
-                    frames, f, work, professional)
+                    frames, f, work, professional, goal, held, known_count)
                 placing = True
             continue
 
@@ -573,13 +661,14 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             take_back_joint_action(frames, f, owner, width)
             return
         load_table(frames, f, work)  # place the turn on a copy of the frame's table
+        load_held(frames, f, held, held_seats(goal))
         turn_frame, card_at, value, now, took = f, 0, 0.0, 0.0, 0.0
         placing = True
 
 
 @jit
 def _solve_cards(table, owner, deck_size, known_count, hidden_count, professional, model,
-                 cards, layout, stats, max_resolved, results):
+                 cards, layout, goal, stats, max_resolved, results):
     """results[i] = (value, cows now, took) of root card cards[i]; one memo, made here."""
     first = FIRST_SLOTS
     if stats[MAX_SLOTS] > 0:
@@ -588,7 +677,7 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
     result = np.zeros(3)
     for i in range(cards.shape[0]):
         search_state(table, owner, deck_size, known_count, hidden_count, professional, model,
-                     cards[i], memo, layout, stats, max_resolved, result)
+                     cards[i], memo, layout, stats, max_resolved, result, goal)
         if stats[ABORTED]:
             return
         results[i, :] = result
@@ -629,6 +718,7 @@ class ExactResult:
     memo_hits: int
     pruned: int     # cards cut off by the worst-case bound
     seconds: float
+    objective: str = "cows"
 
 
 def memo_slot_bytes(layout: np.ndarray) -> int:
@@ -656,6 +746,44 @@ def owner_array(position: Position) -> tuple[np.ndarray, int, int]:
         for c in position.pool:
             owner[c] = OWNER_POOL
     return owner, len(known), hidden
+
+
+def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
+    """The kernels' ``goal`` array (G_* slots, see "objectives") for ``objective``:
+    ``cows`` (player 1's cows), ``margin`` (player 1's cows minus the mean of the others'),
+    ``win`` (1 minus player 1's share of the fewest cows at the end of the round; needs
+    the cows taken so far, ``Position.taken_so_far``, and at most one hidden hand, since
+    the searches draw hidden cards as a set and cannot tell two hidden players apart)."""
+    if objective not in OBJECTIVES:
+        raise NimmtError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
+    goal = np.zeros(GOAL_SLOTS)
+    goal[G_SEATS] = position.players
+    if objective == "cows":
+        goal[G_MINE] = 1.0
+    elif objective == "margin":
+        goal[G_MINE], goal[G_OTHERS] = 1.0, 1.0 / (position.players - 1)
+    else:
+        if len(position.hidden_players) > 1:
+            raise NimmtError(
+                f"the win objective needs at most one hidden hand (this position has "
+                f"{len(position.hidden_players)}); give the other hands (p2=...) or use "
+                "objective cows or margin")
+        taken = position.taken_so_far
+        if taken is None:
+            raise NimmtError("the win objective needs each player's cows taken so far this "
+                             "round: add taken=... (player 1 first, e.g. taken=3,0)")
+        goal[G_WIN] = 1.0
+        known = [p for p, h in enumerate(position.hands) if p and h is not None]
+        seats = [0, *known, *position.hidden_players]
+        for seat, player in enumerate(seats):
+            goal[G_TAKEN + seat] = taken[player]
+    return goal
+
+
+def objective_value(objective: str, cost: float) -> float:
+    """A kernel's cost as the objective's value: cows and margin as they are, win as the
+    probability of winning (1 - cost)."""
+    return 1.0 - cost if objective == "win" else cost
 
 
 def opponent_set_count(position: Position, cards_left: int | None = None) -> int:
@@ -691,8 +819,12 @@ def estimate_nodes(position: Position, cards_left: int | None = None) -> int:
 
 def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_000_000,
                 time_limit: float | None = None, memory: int = DEFAULT_MEMORY,
-                progress: Callable[[int], None] | None = None) -> ExactResult:
-    """Exact value of every card in hand for ``model`` ('random' or 'worst').
+                progress: Callable[[int], None] | None = None,
+                objective: str = "cows") -> ExactResult:
+    """Exact value of every card in hand for ``model`` ('random' or 'worst') and
+    ``objective`` (``goal_array``: cows and margin from now to the end of the round, win
+    the probability of ending it with the fewest cows, ties shared; the worst model's
+    adversary plays against player 1's objective).
 
     The cards are solved one after another, sharing one memo. The search stops early,
     keeping the cards it finished, past ``max_nodes`` nodes (BudgetExceeded), when its
@@ -712,15 +844,17 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
         raise NimmtError(f"unknown model {model!r} for exact search; use random or worst")
     if time_limit is not None and not time_limit > 0:
         raise NimmtError(f"time_limit={time_limit!r} must be a positive number of seconds")
+    goal = goal_array(position, objective)
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
     stats = np.zeros(STAT_SLOTS, np.int64)
-    layout = memo_layout(owner, position.professional)
+    layout = memo_layout(owner, position.professional,
+                         position.players if objective == "win" else 0)
     stats[MAX_SLOTS] = memo_max_slots(memory, memo_slot_bytes(layout))
     results = np.zeros((position.cards_left, 3))
     cards = np.asarray(position.hand, np.int64)
     args = (table, owner, position.deck_size, known, hidden, position.professional,
-            MODELS[model], cards, layout)
+            MODELS[model], cards, layout, goal)
     if not _solve_cards.signatures:  # compile or load first: reported times are the search's
         _solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
     start = time.perf_counter()
@@ -730,13 +864,13 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
     else:
         interrupted = _run_watched(args, stats, max_nodes, results, start, time_limit, progress)
     seconds = time.perf_counter() - start
-    lines = [CardLine(card, float(v), float(now), float(took))
+    lines = [CardLine(card, objective_value(objective, float(v)), float(now), float(took))
              for card, (v, now, took) in zip(position.hand, results)]
     if stats[ABORTED]:
         _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
                        interrupted, memo_slot_bytes(layout))
     return ExactResult(model, tuple(lines), int(stats[RESOLVED]), int(stats[STATES]),
-                       int(stats[HITS]), int(stats[PRUNED]), seconds)
+                       int(stats[HITS]), int(stats[PRUNED]), seconds, objective)
 
 
 def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -> bool:

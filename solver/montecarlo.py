@@ -47,20 +47,24 @@ from .errors import NimmtError, param
 from .exact import (
     ABORTED,
     FIRST_SLOTS,
+    G_TAKEN,
     HITS,
     MODEL_RANDOM,
     OWNER_GONE,
     OWNER_P1,
     OWNER_POOL,
     cards_of,
+    cost_of_cows,
+    end_cost,
     memo_find,
     memo_store,
     new_memo,
     pack_memo_key,
     search_state,
+    seat_of,
 )
 from .position import Position
-from .rules import HAND_SIZE
+from .rules import HAND_SIZE, MAX_PLAYERS
 from .statekey import L_WIDTH
 from .turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn
 
@@ -93,21 +97,25 @@ def new_run_memo(layout: np.ndarray):
 
 @jit
 def _exact_value(table, owner, deck_size, known_count, hidden_count, professional, memo,
-                 layout, stats, max_resolved, words, result):
-    """The exact random value of a turn-boundary state, player 1 to choose its card: from
-    the memo, or searched and then memoised under its own key (exact.search_state memoises
-    the states below its root, not the root)."""
+                 layout, stats, max_resolved, words, result, goal, held):
+    """The exact random value (objective ``goal``, seats' cows so far ``held``) of a
+    turn-boundary state, player 1 to choose its card: from the memo, or searched and then
+    memoised under its own key (exact.search_state memoises the states below its root, not
+    the root). ``goal`` is the sample's own copy: its taken slots become ``held``."""
     order = np.zeros(4, np.int64)
     width = layout[L_WIDTH]
-    pack_memo_key(table, owner, deck_size, layout, words, order)
+    pack_memo_key(table, owner, deck_size, layout, words, order, held)
     entries = memo[0]
     values = entries.view(np.float64)
     found, value = memo_find(entries, values, words, width)
     if found:
         stats[HITS] += 1
         return value
+    for s in range(MAX_PLAYERS):
+        goal[G_TAKEN + s] = held[s]
     search_state(table, owner, deck_size, known_count, hidden_count, professional,
-                 np.int64(MODEL_RANDOM), np.int64(-1), memo, layout, stats, max_resolved, result)
+                 np.int64(MODEL_RANDOM), np.int64(-1), memo, layout, stats, max_resolved, result,
+                 goal)
     if not stats[ABORTED]:
         entries = memo[0]  # maybe doubled by the search
         memo_store(memo, entries, entries.view(np.float64), words, width, result[0], stats)
@@ -115,44 +123,63 @@ def _exact_value(table, owner, deck_size, known_count, hidden_count, professiona
 
 
 @jit
+def _play_rule(table, cards, tags, first, last, professional, goal, held, known_count):
+    """Cards first..last-1 of a turn placed by the rule-following choice; their cows into
+    ``held`` by seat; returns their cost (exact.cost_of_cows)."""
+    cost = 0.0
+    for a in range(first, last):
+        cows = play_option(table, cards[a], professional, RULE_OPTION)
+        held[seat_of(tags[a], known_count)] += cows
+        cost += cost_of_cows(goal, tags[a] == OWNER_P1, cows)
+    return cost
+
+
+@jit
 def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, hidden_count,
-                      professional, exact_child, memo, layout, stats, max_resolved, words, result):
+                      professional, exact_child, memo, layout, stats, max_resolved, words, result,
+                      goal, held):
     """Resolve one turn (cards sorted ascending, tags: owner of each).
 
-    If exact_child, player 1's row choice minimises its cows now plus the exact value
-    after the turn, and that sum is returned. Otherwise every card, player 1's too,
-    follows the rule-following choice (turns.RULE_OPTION: fewest cows, ties to the row
-    whose last card is lowest): the turn kernels of solver/turns.py, as in every search.
-    Returns (total, cows now) for player 1 and leaves ``table`` as the line played."""
+    If exact_child, player 1's row choice minimises the turn's cost (exact.cost_of_cows
+    under ``goal``) plus the exact value after the turn, and that sum is returned.
+    Otherwise every card, player 1's too, follows the rule-following choice
+    (turns.RULE_OPTION: fewest cows, ties to the row whose last card is lowest): the turn
+    kernels of solver/turns.py, as in every search. Returns (total, player 1's cows now),
+    leaves ``table`` as the line played and adds the seats' cows to ``held``."""
     for a in range(width):
         owner[cards[a]] = OWNER_GONE
     mine_at = 0
     for a in range(width):
         if tags[a] == OWNER_P1:
             mine_at = a
-    for a in range(mine_at):  # cards below player 1's: rule-following owners
-        play_option(table, cards[a], professional, RULE_OPTION)
+    # cards below player 1's: rule-following owners
+    before = _play_rule(table, cards, tags, 0, mine_at, professional, goal, held, known_count)
     if not exact_child:
-        cows = play_option(table, cards[mine_at], professional, RULE_OPTION)
-        for a in range(mine_at + 1, width):
-            play_option(table, cards[a], professional, RULE_OPTION)
-        return float(cows), float(cows)
+        mine = held[0]
+        total = before + _play_rule(table, cards, tags, mine_at, width, professional, goal, held,
+                                    known_count)
+        return total, float(held[0] - mine)
     options, kind, row_a, row_b = card_options(table, cards[mine_at], professional)
     best_total, best_now = math.inf, 0.0
     best_table = table.copy()
+    best_held = held.copy()
+    line_held = held.copy()
     for o in range(options):
         line = table.copy()
+        line_held[:] = held
         cows = play_found_option(line, cards[mine_at], kind, row_a, row_b, o)
-        for a in range(mine_at + 1, width):
-            play_option(line, cards[a], professional, RULE_OPTION)
-        total = float(cows) + _exact_value(line, owner, deck_size, known_count, hidden_count,
-                                           professional, memo, layout, stats, max_resolved, words,
-                                           result)
+        line_held[0] += cows
+        total = cost_of_cows(goal, True, cows) + _play_rule(
+            line, cards, tags, mine_at + 1, width, professional, goal, line_held, known_count)
+        total += _exact_value(line, owner, deck_size, known_count, hidden_count, professional,
+                              memo, layout, stats, max_resolved, words, result, goal, line_held)
         if total < best_total:
             best_total, best_now = total, float(cows)
             best_table[:] = line
+            best_held[:] = line_held
     table[:] = best_table
-    return best_total, best_now
+    held[:] = best_held
+    return before + best_total, best_now
 
 
 @jit
@@ -167,7 +194,7 @@ def _scratch(deck_size, known_count, hidden_count, key_width):
 
 @jit
 def _play_turn(table, owner, card, deck_size, known_count, hidden_count, professional,
-               exact_child, rng, memo, layout, stats, max_resolved, scratch):
+               exact_child, rng, memo, layout, stats, max_resolved, scratch, goal, held):
     """One turn: player 1 plays ``card``, the opponents' cards are drawn from ``rng`` as
     the model says (known hands: one card each, uniformly; hidden hands: a uniform set
     from the pool). Returns (player 1's value, its cows now); see _turn_with_choice."""
@@ -189,16 +216,17 @@ def _play_turn(table, owner, card, deck_size, known_count, hidden_count, profess
     sort_turn(cards, tags, width)
     return _turn_with_choice(table, owner, cards, tags, width, deck_size,
                              known_count, hidden_count, professional, exact_child, memo, layout,
-                             stats, max_resolved, words, result)
+                             stats, max_resolved, words, result, goal, held)
 
 
 @jit
 def _playout(table, owner, card, deck_size, known_count, hidden_count, professional,
-             exact_depth, rng, bot_rng, memo, layout, stats, max_resolved, scratch):
+             exact_depth, rng, bot_rng, memo, layout, stats, max_resolved, scratch, goal, held):
     """Play the rest of the round from a turn boundary, player 1 playing ``card`` now and
     its later cards by the ``closest`` bot, until the exact continuation takes over
-    (player 1 holds at most exact_depth cards after a turn). Changes table and owner.
-    Returns (player 1's cows to the end of the round, its cows this turn)."""
+    (player 1 holds at most exact_depth cards after a turn). Changes table, owner and the
+    seats' cows ``held``. Returns (player 1's cost to the end of the round under ``goal``
+    (cows: its cows), its cows this turn)."""
     hand = scratch[0]
     total, first_now = 0.0, 0.0
     turn = 0
@@ -209,36 +237,41 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
         exact_child = k - 1 <= exact_depth
         value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
                                 professional, exact_child and k > 1, rng, memo, layout, stats,
-                                max_resolved, scratch)
+                                max_resolved, scratch, goal, held)
         if turn == 0:
             first_now = now
         total += value
         turn += 1
-        if exact_child or k == 1:
+        if exact_child and k > 1:
             return total, first_now
+        if k == 1:  # the round's last turn, not searched: its end cost here
+            return total + end_cost(goal, held), first_now
 
 
 @jit
 def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, professional,
-                   exact_depth, rollouts, policy_rng, memo, layout, stats, max_resolved, scratch):
+                   exact_depth, rollouts, policy_rng, memo, layout, stats, max_resolved, scratch,
+                   goal, held):
     """Index into ``hand`` of the card with the fewest cows to the end of the round over
     ``rollouts`` playouts each (the same opponent draws for every card: see _playout);
     ties: the closest bot's order (cows if played alone, gap to the row end, lowest)."""
     q = np.zeros(k)
     line = table.copy()
-    held = owner.copy()
+    kept = owner.copy()
+    line_held = held.copy()
     rng = np.zeros(1, np.uint64)
     base_rng = np.zeros(1, np.uint64)
     for _r in range(rollouts):
         stream = rng_below(policy_rng, 1 << 31)
         for h in range(k):
             line[:] = table
-            held[:] = owner
+            kept[:] = owner
+            line_held[:] = held
             rng[0] = rng_seed(stream, 0)
             base_rng[0] = rng_seed(stream, 1)
-            q[h] += _playout(line, held, hand[h], deck_size, known_count, hidden_count,
+            q[h] += _playout(line, kept, hand[h], deck_size, known_count, hidden_count,
                              professional, exact_depth, rng, base_rng, memo, layout, stats,
-                             max_resolved, scratch)[0]
+                             max_resolved, scratch, goal, line_held)[0]
     best, best_cost, best_gap = 0, 1 << 30, 1 << 30
     for h in range(k):
         _, gap, cost = landing(table, hand[h], professional)
@@ -252,10 +285,15 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
 @jit
 def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional, card,
                 card_index, first_sample, sample_count, exact_depth, rollouts, seed, memo,
-                layout, stats, max_resolved, values, cows_now):
-    """Samples first_sample.. of ``card``: values[i] = player 1's cows to the end of the
-    round, cows_now[i] = its cows this turn. Later cards: rollouts (rollouts > 0) or
-    the closest bot (0)."""
+                layout, stats, max_resolved, values, cows_now, goal0):
+    """Samples first_sample.. of ``card``: values[i] = player 1's cost to the end of the
+    round under the objective ``goal0`` (exact.goal_array; cows: its cows), cows_now[i] =
+    its cows this turn. Later cards: rollouts (rollouts > 0) or the closest bot (0)."""
+    goal = goal0.copy()  # _exact_value writes the seats' cows so far into its taken slots
+    held0 = np.zeros(MAX_PLAYERS, np.int64)
+    for s in range(MAX_PLAYERS):
+        held0[s] = np.int64(goal0[G_TAKEN + s])
+    held = held0.copy()
     rng = np.zeros(1, np.uint64)
     policy_rng = np.zeros(1, np.uint64)
     owner = owner0.copy()
@@ -269,11 +307,12 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
         policy_rng[0] = rng_seed(seed, POLICY_STREAM + stream)
         owner[:] = owner0
         table[:] = table0
+        held[:] = held0
         if rollouts == 0:
             values[i], cows_now[i] = _playout(table, owner, card, deck_size, known_count,
                                               hidden_count, professional, exact_depth, rng,
                                               policy_rng, memo, layout, stats, max_resolved,
-                                              scratch)
+                                              scratch, goal, held)
             continue
         total, turn = 0.0, 0
         while True:
@@ -282,18 +321,21 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
                 card_now = hand[_rollout_index(hand, k, table, owner, deck_size, known_count,
                                                hidden_count, professional, exact_depth,
                                                rollouts, policy_rng, memo, layout, stats,
-                                               max_resolved, inner)]
+                                               max_resolved, inner, goal, held)]
             else:
                 card_now = card if turn == 0 else hand[0]
             exact_child = k - 1 <= exact_depth
             value, now = _play_turn(table, owner, card_now, deck_size, known_count,
                                     hidden_count, professional, exact_child and k > 1, rng,
-                                    memo, layout, stats, max_resolved, scratch)
+                                    memo, layout, stats, max_resolved, scratch, goal, held)
             if turn == 0:
                 cows_now[i] = now
             total += value
             turn += 1
-            if exact_child or k == 1:
+            if exact_child and k > 1:
+                break
+            if k == 1:  # the round's last turn, not searched: its end cost here
+                total += end_cost(goal, held)
                 break
         values[i] = total
 
@@ -301,13 +343,13 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
 @jit
 def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, professional,
                       cards, first_sample, sample_count, exact_depth, rollouts, seed, memo, layout,
-                      stats, values, cows_now):
+                      stats, values, cows_now, goal):
     """Samples first_sample.. of every card (values[i, s], cows_now[i, s]); ``memo``
     holds the exact continuation's values across batches."""
     for i in range(cards.shape[0]):
         _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional,
                     cards[i], i, first_sample, sample_count, exact_depth, rollouts, seed,
-                    memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i])
+                    memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i], goal)
 
 
 @dataclass(frozen=True)
@@ -332,6 +374,7 @@ class MonteCarloResult:
     nodes: int      # exact-continuation nodes resolved
     cards_left: int = 0
     rollouts: int = 0
+    objective: str = "cows"
 
     @property
     def later_exact(self) -> bool:
@@ -345,7 +388,15 @@ class MonteCarloResult:
 
     @property
     def quantity(self) -> str:
-        return quantity_text(self.exact_depth, self.cards_left, self.rollouts)
+        text = quantity_text(self.exact_depth, self.cards_left, self.rollouts)
+        if self.objective == "win":
+            return (text.replace("expected cows", "P(win round)")
+                    .replace("an upper bound", "a lower bound")
+                    .replace("takes at most this", "wins at least this often"))
+        if self.objective == "margin":
+            return (text.replace("expected cows", "expected margin")
+                    .replace("takes at most this", "does at least this well"))
+        return text
 
     def difference(self, card: int, other: int) -> tuple[float, float]:
         """(mean, standard error) of card's value minus other's (independent samples)."""
@@ -468,8 +519,9 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                    time_limit: float | None = None, exact_depth: int | None = None,
                    progress: Callable[[int], None] | None = None,
                    batch: int = 64, rollouts: int | None = None,
-                   node_budget: int = NODE_BUDGET) -> MonteCarloResult:
-    """Estimate every card's expected cows (model random) by sampling.
+                   node_budget: int = NODE_BUDGET, objective: str = "cows") -> MonteCarloResult:
+    """Estimate every card's expected cows (model random) by sampling; or its value for
+    another ``objective`` (exact.goal_array: margin, or the probability of winning).
 
     Cards are sampled round robin in batches, so a time limit or Ctrl-C leaves every
     card with about the same number of samples; each sample's stream is fixed by
@@ -480,9 +532,11 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if rollouts is not None and rollouts < 0:
         raise NimmtError("rollouts must be 0 or more")
+    goal = exact.goal_array(position, objective)
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
-    layout = exact.memo_layout(owner, position.professional)
+    layout = exact.memo_layout(owner, position.professional,
+                               position.players if objective == "win" else 0)
     if exact_depth is None:
         depth, planned = plan(position, node_budget)
     else:
@@ -500,7 +554,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         _montecarlo_batch(table, owner, position.deck_size, known, hidden, position.professional,
                           np.asarray(hand, np.int64), 0, 0, depth, rollouts, seed,
                           new_run_memo(layout), layout,
-                          stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)))
+                          stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal)
     memo = new_run_memo(layout)
     start = time.perf_counter()
     complete = True
@@ -512,7 +566,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
             now = np.zeros((len(hand), size))
             _montecarlo_batch(table, owner, position.deck_size, known, hidden,
                               position.professional, np.asarray(hand, np.int64), done, size,
-                              depth, rollouts, seed, memo, layout, stats, values, now)
+                              depth, rollouts, seed, memo, layout, stats, values, now, goal)
             batches.append((values, now))
             done += size
             if time.perf_counter() - t0 < 0.05 and batch < 8192:
@@ -532,9 +586,9 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     cards = []
     for ci, card in enumerate(hand):
         v = values[ci, :done]
-        cards.append(SampledCard(card, done, float(v.mean()),
+        cards.append(SampledCard(card, done, exact.objective_value(objective, float(v.mean())),
                                  float(v.std(ddof=1) / math.sqrt(done)),
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
     return MonteCarloResult(tuple(cards), depth, time.perf_counter() - start, complete,
-                            int(stats[exact.RESOLVED]), position.cards_left, rollouts)
+                            int(stats[exact.RESOLVED]), position.cards_left, rollouts, objective)

@@ -25,6 +25,7 @@ from .rules import (
     ROW_LIMIT,
     VARIANTS,
     NimmtError,
+    card_cows,
     check_placement,
     check_players,
     check_variant,
@@ -54,7 +55,7 @@ EXAMPLES = {
                         "hand=12,16,26,29,48,61,62,96,104",
 }
 
-KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores")
+KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores", "taken")
 HAND_KEYS = tuple(f"p{i}" for i in range(2, MAX_PLAYERS + 1))
 Hand = tuple[int, ...]
 
@@ -157,6 +158,30 @@ def _score_problems(players: int, scores: tuple[int, ...]) -> list[str]:
     return found
 
 
+def _taken_problems(players: int, taken: tuple[int, ...] | None, gone: Hand) -> list[str]:
+    """The cows taken so far this round (``taken``, player 1 first; None: not given): one
+    whole, non-negative number per player, adding up to the cows of the cards gone (every
+    card gone this round lies in someone's penalty pile)."""
+    if taken is None:
+        return []
+    if len(taken) != players:
+        return [f"taken lists {len(taken)} numbers for {players} players; give each player's "
+                "cows taken so far this round, player 1 first, e.g. taken=3,0"]
+    if not all(_is_int(t) for t in taken):
+        return ["taken must be whole numbers (cows), player 1 first"]
+    if any(t < 0 for t in taken):
+        return ["taken must not be negative; give each player's cows taken this round"]
+    try:
+        gone_cows = sum(card_cows(c) for c in gone)
+    except (TypeError, ValueError, IndexError):
+        return []  # the card check names the bad card
+    if sum(taken) != gone_cows:
+        return [f"taken={','.join(map(str, taken))} adds up to {sum(taken)} cows but the cards "
+                f"gone hold {gone_cows}; the cows taken this round are the cows of the cards "
+                "gone"]
+    return []
+
+
 def _card_problems(variant: str, players: int, rows: tuple[Hand, ...], hand: Hand,
                    other_hands: tuple[Hand | None, ...], gone: Hand) -> tuple[list[str], Hand]:
     """The cards: whole numbers of the deck (1..deck size), each in one place (a row, gone,
@@ -241,7 +266,8 @@ def _infer_hidden_hand(variant: str, other_hands: tuple[Hand | None, ...],
 
 def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], hand: Hand,
            other_hands: tuple[Hand | None, ...], gone: Hand,
-           scores: tuple[int, ...]) -> tuple[list[str], Hand]:
+           scores: tuple[int, ...],
+           taken: tuple[int, ...] | None = None) -> tuple[list[str], Hand]:
     """Every problem of these (normalised) fields, in the order to fix them, and the pool.
     The card count is judged only when the sizes and cards are sound (otherwise it repeats
     their fault); nothing past the rules is judged when the rules are unknown."""
@@ -254,6 +280,7 @@ def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], h
     hidden = other_hands.count(None)
     if not found and not cards:
         found += _count_problems(variant, players, rows, gone, len(hand), hidden, pool)
+        found += _taken_problems(players, taken, gone)
     else:
         found += cards
     return found + _hidden_hand_problems(variant, players, hidden), pool
@@ -295,6 +322,7 @@ class Position:
     other_hands: tuple[Hand | None, ...]
     gone: Hand
     scores: tuple[int, ...]
+    taken: tuple[int, ...] | None = None  # cows taken this round per player; None: not given
     pool: Hand = field(init=False, default=(), compare=False)  # derived
 
     def __post_init__(self) -> None:
@@ -305,8 +333,10 @@ class Position:
             tuple(None if h is None else _sorted_cards(h) for h in self.other_hands))
         put(self, "gone", _sorted_cards(self.gone))
         put(self, "scores", tuple(self.scores))
+        if self.taken is not None:
+            put(self, "taken", tuple(self.taken))
         found, pool = _check(self.variant, self.players, self.placement, self.rows, self.hand,
-                             self.other_hands, self.gone, self.scores)
+                             self.other_hands, self.gone, self.scores, self.taken)
         if found:
             raise NimmtError(found[0])
         other_hands, pool = _infer_hidden_hand(self.variant, self.other_hands, pool)
@@ -317,8 +347,10 @@ class Position:
     def make(cls, *, players: int, rows: Sequence[Sequence[int]], hand: Sequence[int],
              variant: str = "tactical", placement: str = "normal",
              others: Mapping[int, Sequence[int]] | None = None,
-             gone: Sequence[int] = (), scores: Sequence[int] | None = None) -> Position:
-        """Validate and build. ``others`` maps player number (2..) to a known hand.
+             gone: Sequence[int] = (), scores: Sequence[int] | None = None,
+             taken: Sequence[int] | None = None) -> Position:
+        """Validate and build. ``others`` maps player number (2..) to a known hand;
+        ``taken``: each player's cows taken so far this round (None: not given).
 
         >>> p = Position.make(players=2, rows=[[3, 7, 12], [14, 16], [19, 20, 21], [23]],
         ...                   hand=[13, 18, 22], gone=[1, 2, 4, 5, 6, 8, 9, 10, 11])
@@ -334,7 +366,8 @@ class Position:
         return cls(variant, players, placement, tuple(tuple(r) for r in rows), tuple(hand),
                    tuple(None if others.get(i) is None else tuple(others[i])
                          for i in range(2, players + 1)), tuple(gone),
-                   tuple(scores) if scores is not None else (0,) * players)
+                   tuple(scores) if scores is not None else (0,) * players,
+                   tuple(taken) if taken is not None else None)
 
     # ---- derived facts
     @property
@@ -364,6 +397,16 @@ class Position:
     def all_known(self) -> bool:
         return None not in self.other_hands
 
+    @property
+    def taken_so_far(self) -> tuple[int, ...] | None:
+        """Each player's cows taken so far this round: ``taken`` when given, all zero when
+        no cow is gone (nothing can have been taken), else None (not known)."""
+        if self.taken is not None:
+            return self.taken
+        if sum(card_cows(c) for c in self.gone) == 0:
+            return (0,) * self.players
+        return None
+
     # ---- turns
     def apply_turn(self, cards: Sequence[int], take_rows: Sequence[int] | None = None,
                    tie_sides: Sequence[int] | None = None) -> tuple[Position, TurnOutcome]:
@@ -392,16 +435,20 @@ class Position:
         taken = [c for c in [*(c for r in self.rows for c in r), *cards] if c not in on_table]
         others = tuple(None if h is None else tuple(c for c in h if c != card)
                        for h, card in zip(self.other_hands, cards[1:]))
+        before = self.taken  # carried when given (a position without it stays without)
         after = Position(self.variant, self.players, self.placement, outcome.rows,
                          tuple(c for c in self.hand if c != cards[0]), others,
-                         self.gone + tuple(taken), self.scores)
+                         self.gone + tuple(taken), self.scores,
+                         None if before is None else tuple(
+                             t + c for t, c in zip(before, outcome.cows)))
         return after, outcome
 
 
 def problems(*, players: Any, rows: Sequence[Sequence[Any]], hand: Sequence[Any],
              variant: Any = "tactical", placement: Any = "normal",
              others: Mapping[int, Sequence[Any]] | None = None, gone: Sequence[Any] = (),
-             scores: Sequence[Any] | None = None) -> list[str]:
+             scores: Sequence[Any] | None = None,
+             taken: Sequence[Any] | None = None) -> list[str]:
     """Every problem of a would-be position (``Position.make``'s arguments) as one-line
     messages, in the order to fix them, without raising; empty when it is valid.
     ``Position.make`` raises ``NimmtError`` with the first.
@@ -422,7 +469,8 @@ def problems(*, players: Any, rows: Sequence[Sequence[Any]], hand: Sequence[Any]
                         for i in range(2, players + 1))
     rest, _ = _check(variant, players, placement, tuple(tuple(r) for r in rows),
                      _sorted_cards(hand), other_hands, _sorted_cards(gone),
-                     tuple(scores) if scores is not None else (0,) * players)
+                     tuple(scores) if scores is not None else (0,) * players,
+                     tuple(taken) if taken is not None else None)
     return found + rest
 
 
@@ -520,14 +568,21 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
         scores = cards("scores") if isinstance(data["scores"], str) else data["scores"]
         if not isinstance(scores, (list, tuple)) or not all(_is_int(s) for s in scores):
             raise NimmtError("scores must be whole numbers, player 1 first")
+    taken = None
+    if "taken" in data:
+        taken = cards("taken") if isinstance(data["taken"], str) else data["taken"]
+        if not isinstance(taken, (list, tuple)) or not all(_is_int(t) for t in taken):
+            raise NimmtError("taken must be whole numbers (cows taken this round), player 1 "
+                             "first, e.g. taken=3,0")
     return Position.make(players=players, rows=rows, hand=cards("hand"),
                          variant=name("variant", "tactical"),
                          placement=name("placement", "normal"), others=others,
-                         gone=cards("gone") if "gone" in data else (), scores=scores)
+                         gone=cards("gone") if "gone" in data else (), scores=scores,
+                         taken=taken)
 
 
 _LIST_CHARS = re.compile(r"[0-9,/]+", re.ASCII)
-LIST_KEYS = ("rows", "hand", "gone", "scores") + HAND_KEYS
+LIST_KEYS = ("rows", "hand", "gone", "scores", "taken") + HAND_KEYS
 
 
 def parse_position(text: str) -> Position:
@@ -574,6 +629,8 @@ def format_position(position: Position) -> str:
         parts.append(f"gone={cards(position.gone)}")
     if any(position.scores):
         parts.append(f"scores={cards(position.scores)}")
+    if position.taken is not None:
+        parts.append(f"taken={cards(position.taken)}")
     return " ".join(parts)
 
 

@@ -27,7 +27,7 @@ __all__ = ["DRAFT_ONLY", "AnalyseAnswer", "OptionError", "analyse_answer", "bot_
            "fresh_seed", "parse_turn", "review_answer", "unfinished_json"]
 
 # options of nimmt analyse that a draft position does not take
-DRAFT_ONLY = ("opponents", "memory", "both_sides", "verify")
+DRAFT_ONLY = ("opponents", "objective", "memory", "both_sides", "verify")
 
 
 class OptionError(NimmtError):
@@ -109,7 +109,7 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
                    memory: int = 8 * 2**30, workers: int | None = None,
                    both_sides: bool = False, verify: bool = False, turn: str | None = None,
                    drafters: str | None = None, round_bots: str | None = None,
-                   given: Collection[str] = (),
+                   given: Collection[str] = (), objective: str = "cows",
                    progress: Callable[[int], None] | None = None,
                    exact_progress: Callable[[int], None] | None = None) -> AnalyseAnswer:
     """``nimmt analyse POSITION`` with its options by name (``given``: the options the
@@ -124,6 +124,9 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
                               workers, turn, drafters, round_bots, given, progress,
                               exact_progress)
     _check_position_options(opponents, method, both_sides, verify, turn, drafters, round_bots)
+    if objective != "cows" and turn is not None:
+        raise OptionError(f"{param('objective')} applies to the card analysis, not yet to "
+                          f"{param('turn')}; drop one")
     nodes = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
     if turn is not None:
         cards = parse_turn(turn)
@@ -133,7 +136,7 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
     result = analyse(position, opponents=opponents, method=method, samples=samples,
                      seed=used_seed, time_limit=time_limit, max_nodes=nodes,
                      progress=progress, memory=memory, workers=workers,
-                     exact_progress=exact_progress)
+                     exact_progress=exact_progress, objective=objective)
     if verify and result.extra["exploitability"] > 1e-9:  # (verify: nash only, checked)
         raise NimmtError(f"verification failed: exploitability "
                          f"{result.extra['exploitability']:.3e}")

@@ -30,6 +30,10 @@ def render_position(position: Position) -> str:
         lines.append(f"unknown pool: {plural(len(position.pool), 'card')} {listed}")
     lines.append("gone: " + (" ".join(map(str, position.gone)) or "none")
                  + f" ({plural(sum(card_cows(c) for c in position.gone), 'cow')})")
+    if position.taken is not None:
+        lines.append("taken this round: " + ", ".join(
+            f"{'you' if i == 1 else f'p{i}'}={plural(t, 'cow')}"
+            for i, t in enumerate(position.taken, 1)))
     if any(position.scores):
         lines.append("scores before this round: " + ", ".join(
             f"p{i}={s}" for i, s in enumerate(position.scores, 1)))

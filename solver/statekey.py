@@ -44,6 +44,11 @@ fits beside four rows and takes word 1 alone, a card is 7 bits, nine a word: 14 
 - Cards in play follow ascending, each as (owner - 1, cow code: 1, 2, 3, 5, 7 cows ->
   0..4; two cards with 1 cow share code 0).
 
+Cows taken so far (the ``win`` objective, whose value depends on them): ``with_taken``
+appends ``taken_words(seats)`` words after a layout's key, each seat's cows taken this
+round in TAKEN_BITS bits, TAKEN_PER_WORD seats a word (``pack_taken``); L_TAKEN_WORD says
+where they start (0: no such words).
+
 Professional placement compares distances, so nothing is compressed (for two known
 hands: 5 words)::
 
@@ -93,8 +98,10 @@ COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS]
 # A layout is an int64 array of these fields (indices):
 (L_PROFESSIONAL, L_OWNER_BITS, L_RANK_BITS, L_LENGTH_SHIFT, L_COWS_SHIFT, L_ROW_BITS,
  L_ROWS_PER_WORD, L_COUNT_WORD, L_COUNT_SHIFT, L_CARD_BITS, L_COW_CODE_SHIFT,
- L_CARDS_PER_WORD, L_CARDS_WORD, L_WIDTH, L_MERGE_ROWS) = range(15)
-LAYOUT_FIELDS = 15
+ L_CARDS_PER_WORD, L_CARDS_WORD, L_WIDTH, L_MERGE_ROWS, L_TAKEN_WORD, L_TAKEN_SEATS) = range(17)
+LAYOUT_FIELDS = 17
+TAKEN_BITS = 8         # a seat's cows this round: at most 171 (every cow of the deck)
+TAKEN_PER_WORD = WORD_BITS // TAKEN_BITS
 
 
 def key_layout(max_cards: int, owner_bits: int, professional: bool,
@@ -143,6 +150,37 @@ def key_layout(max_cards: int, owner_bits: int, professional: bool,
     layout[L_CARDS_WORD] = cards_word
     layout[L_WIDTH] = cards_word + -(-max_cards // cards_per_word)
     return layout
+
+
+def taken_words(seats: int) -> int:
+    """Words holding ``seats`` seats' cows taken so far (0 for none)."""
+    return -(-seats // TAKEN_PER_WORD)
+
+
+def with_taken(layout: np.ndarray, seats: int) -> np.ndarray:
+    """``layout`` with ``taken_words(seats)`` words appended for the seats' cows taken so
+    far (``pack_taken``); ``seats`` 0: the layout unchanged.
+
+    >>> int(with_taken(key_layout(20, OWNER_BITS_TWO, False), 2)[L_WIDTH])
+    4
+    """
+    out = layout.copy()
+    if seats:
+        out[L_TAKEN_WORD] = layout[L_WIDTH]
+        out[L_TAKEN_SEATS] = seats
+        out[L_WIDTH] = layout[L_WIDTH] + taken_words(seats)
+    return out
+
+
+@jit_inline
+def pack_taken(key, layout, taken):
+    """Put the seats' cows taken so far (``taken[s]``, s < layout[L_TAKEN_SEATS]) into their
+    words of ``key`` (nothing when the layout has none)."""
+    if layout[L_TAKEN_WORD] == 0:
+        return
+    first = layout[L_TAKEN_WORD]
+    for s in range(layout[L_TAKEN_SEATS]):
+        key[first + s // TAKEN_PER_WORD] |= taken[s] << (TAKEN_BITS * (s % TAKEN_PER_WORD))
 
 
 def two_hands_layout(professional: bool) -> np.ndarray:

@@ -45,7 +45,8 @@ def test_a_bot_list_keeps_parameters_with_their_bot():
 
 @pytest.mark.parametrize("text, words", [
     ("foo", "unknown bot 'foo'; use one of random, closest"),
-    ("expecti:sample=5", "has no parameter 'sample' (its parameters: nodes, samples, time)"),
+    ("expecti:sample=5",
+     "has no parameter 'sample' (its parameters: nodes, samples, time, objective)"),
     ("closest:samples=5", "its parameters: none"),
     ("mcs:playouts=abc", "playouts='abc' is not a whole number"),
     ("mcs:playouts=0", "playouts must be 1..1e+09"),

@@ -50,6 +50,8 @@ from naive import card_values as brute_force
 
 ROWS = [[10, 11], [13, 15], [17, 18, 20], [23]]
 DECK = 34
+GOAL = np.zeros(exact.GOAL_SLOTS)  # the cows objective: player 1's own cows
+GOAL[exact.G_MINE] = 1.0
 
 
 def stack(rows=ROWS):
@@ -187,7 +189,8 @@ def test_place_forced_cards_stops_at_a_choice(turn, professional, model):
     f[0, TURN_CARDS:TURN_CARDS + width] = [c for c, _ in turn]
     f[0, TURN_OWNERS:TURN_OWNERS + width] = [o for _, o in turn]
     count, at, value, now, took = exact.place_forced_cards(
-        f, st["work"], 0, 0, 0.0, 0.0, 0.0, width, professional, model)
+        f, st["work"], 0, 0, 0.0, 0.0, 0.0, width, professional, model, GOAL,
+        np.zeros(exact.MAX_PLAYERS, np.int64), 0)
     rows = ROWS
     expected_value = 0
     for i, (card, who) in enumerate(turn):
@@ -203,7 +206,8 @@ def test_place_forced_cards_stops_at_a_choice(turn, professional, model):
     assert value == now == expected_value and took == (1.0 if expected_value else 0.0)
     if count:  # push it, play every option, settle it
         f[0, KIND] = BOUNDARY
-        exact.push_choice(f, st["sums"], 1, count, 0, at, value, now, took, st["work"])
+        exact.push_choice(f, st["sums"], 1, count, 0, at, value, now, took, st["work"],
+                          np.zeros(exact.MAX_PLAYERS, np.int64), GOAL)
         assert f[1, KIND] == CHOICE and f[1, OPTION_COUNT] == count and f[1, OPTION] == 0
         assert f[1, MINE] == (turn[at][1] == OWNER_P1)
         assert tuple(st["sums"][1, ADDED]) == (value, now, took)
@@ -211,7 +215,8 @@ def test_place_forced_cards_stops_at_a_choice(turn, professional, model):
         opts = reference.options(rows, card, professional)
         outcomes, tables, cows = [], [], []
         for o in range(count):
-            tf, nxt, v, n, t = exact.play_next_option(f, 1, st["work"], professional)
+            tf, nxt, v, n, t = exact.play_next_option(f, 1, st["work"], professional, GOAL,
+                                                      np.zeros(exact.MAX_PLAYERS, np.int64), 0)
             assert (tf, nxt) == (0, at + 1)
             tables.append(st["work"].tolist())
             cows.append(v)
@@ -241,7 +246,8 @@ def test_end_turn_last_card_memo_hit_new_state_and_finish():
 
     def end_turn():
         return exact.end_turn(f, s, 1, 0, 2.0, 1.0, 1.0, st["work"], owner, DECK, layout,
-                              entries, entries.view(np.float64), st["stats"], words, order)
+                              entries, entries.view(np.float64), st["stats"], words, order,
+                              GOAL, np.zeros(exact.MAX_PLAYERS, np.int64))
 
     f[0, SIZES] = 1  # player 1's last card: known at once
     assert end_turn() == (True, 2.0, 1.0, 1.0)

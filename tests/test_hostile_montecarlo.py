@@ -195,8 +195,12 @@ def turn_kernel(rows, cards, p1_card, professional=False, deck_size=104):
         table, owner, np.array(cards, np.int64), tags, len(cards), deck_size, 0,
         len(cards) - 1, professional, False, montecarlo.new_run_memo(layout), layout,
         np.zeros(exact.STAT_SLOTS, np.int64), 1 << 62, np.zeros(key_width(layout), np.int64),
-        np.zeros(3))
+        np.zeros(3), COWS_GOAL, np.zeros(exact.MAX_PLAYERS, np.int64))
     return table, now
+
+
+COWS_GOAL = np.zeros(exact.GOAL_SLOTS)  # the cows objective (exact.goal_array)
+COWS_GOAL[exact.G_MINE] = 1.0
 
 
 def test_turn_kernel_takes_the_rule_following_row_on_a_tie():
