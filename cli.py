@@ -403,11 +403,11 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 
 @cli.command(context_settings=CONTEXT)
 @ANY_POSITION
-@click.option("--opponents", type=choice(*Model), default=Model.RANDOM.value,
-              show_default=True,
+@click.option("--opponents", default=Model.RANDOM.value, show_default=True, metavar="MODEL|BOT",
               help="random: expected cows against uniformly random opponents; worst: cows you "
                    "can guarantee against an adversary who sees your card; nash: two-player "
-                   "equilibrium (known hands).")
+                   "equilibrium (known hands); or a bot (closest, lowkeeper, expecti, "
+                   "expecti:samples=500, ...): expected cows when every opponent plays like it.")
 @click.option("--method", type=choice(*Method), default=Method.AUTO.value,
               show_default=True,
               help="auto: exact search first, within a time budget (10 s, or half of "
@@ -479,6 +479,9 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
         return
     if drafters is not None or round_bots is not None:
         _usage("--drafters and --round apply to draft positions (phase=draft); drop them")
+    from nimmt.solver.botmodel import is_model, opponent_spec
+
+    bot = None if is_model(opponents) else opponent_spec(opponents)  # bad name: one line
     if opponents == Model.NASH and method == Method.MONTECARLO:
         _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
                "solved exactly); drop --method, or use --opponents random")
@@ -493,8 +496,14 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
     if turn is not None:
         if both_sides or verify:
             _usage("--both-sides and --verify do not apply to --turn (a row choice)")
+        if bot is not None:
+            _usage("--turn values row choices under the models random, worst and nash; drop "
+                   "--turn or use one of them")
         _analyse_turn(position, turn, opponents, samples, used_seed,
                       DEFAULT_MAX_NODES if max_nodes is None else max_nodes, fmt)
+        return
+    if bot is not None:
+        _analyse_bot(position, bot, method, samples, used_seed, time_limit, max_nodes, fmt)
         return
     if opponents == Model.NASH:
         progress = LazyProgress(position.cards_left ** 2, "root cells")
@@ -534,6 +543,25 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
 
 
 cli.add_command(analyse, name="analyze")
+
+
+def _analyse_bot(position: Position, bot: Any, method: str, samples: int, seed: int,
+                 time_limit: float | None, max_nodes: int | None, fmt: str) -> None:
+    """``analyse --opponents BOT``: every opponent plays like the bot (solver/botmodel.py)."""
+    from nimmt.solver.analysis import DEFAULT_MAX_NODES
+    from nimmt.solver.botmodel import analyse_bots
+
+    progress = LazyProgress(samples, "samples per card")
+    try:
+        result = analyse_bots(position, bot, method=method, samples=samples, seed=seed,
+                              time_limit=time_limit, progress=progress,
+                              max_nodes=DEFAULT_MAX_NODES if max_nodes is None else max_nodes)
+    finally:
+        progress.close()
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple"))
 
 
 def _analyse_turn(position: Position, turn: str, opponents: str, samples: int, seed: int,

@@ -94,7 +94,7 @@ class Analysis:
     def unit(self) -> str:
         """What the card values are: the model's unit, or (Monte Carlo with policy-played
         later turns) an upper bound on it."""
-        return self.extra.get("unit", UNITS[self.opponents])
+        return self.extra.get("unit", UNITS.get(self.opponents, "expected cows"))
 
     def to_json(self) -> dict:
         """The JSON of DESIGN.md section 4 (plus fields that never change its meaning)."""
@@ -113,7 +113,7 @@ class Analysis:
             cards.append(item)
         data = {"position": format_position(self.position), "opponents": self.opponents,
                 "method": self.method, "value": self.value, "cards": cards,
-                "reason": self.reason, "unit": UNITS[self.opponents],
+                "reason": self.reason, "unit": self.unit,
                 "estimated_nodes": self.estimate}
         if self.estimated_states is not None:
             data["estimated_states"] = self.estimated_states

@@ -59,6 +59,7 @@ LAYERS = {
     "solver.arena": 6,
     "solver.records": 6, "solver.review": 6,  # game records and their review (issue 14)
     "solver.play": 6,  # a game at the terminal against bots (issue 14)
+    "solver.botmodel": 6,  # opponent models from bots (issue 12 item 4)
     "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
     "puzzles": 6,
     "puzzles.study": 6, "puzzles.studyreport": 6,  # endgame studies (issue 15)
