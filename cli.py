@@ -1208,9 +1208,11 @@ def render_arena(result, tablefmt: str) -> str:
 @click.option("--player", "-p", type=click.IntRange(1, 10), multiple=True,
               help="Review this player (1 = the record's first seat); repeat for more "
                    "(default: every player).")
-@click.option("--opponents", type=choice(Model.RANDOM, Model.WORST),
-              default=Model.RANDOM.value, show_default=True,
-              help="The model judged against: random (expected cows) or worst (guaranteed).")
+@click.option("--opponents", default=Model.RANDOM.value, show_default=True,
+              metavar="random|worst|BOT",
+              help="The model judged against: random (expected cows), worst (guaranteed), "
+                   "or a bot every opponent plays like (closest, expecti, ...; expected cows, "
+                   "as nimmt analyse --opponents BOT).")
 @click.option("--from-turn", type=click.IntRange(1, 10), default=1, show_default=True,
               help="Review each round from this turn on (early turns are the slowest).")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine, turns
-from .analysis import Analysis, analyse
+from .analysis import Analysis
+from .botmodel import analyse_any, is_model, opponent_spec
 from .bots import Moment
 from .errors import NimmtError, SearchStopped
 from .names import Model, Variant
@@ -193,8 +194,11 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     """Review every decision of ``seats`` (0-based; default all) from turn ``first_turn``
     of each round on (forced last cards skipped). Ctrl-C stops and returns what was
     reviewed (``complete`` False). ``time_limit``: seconds per analysis."""
-    if opponents not in (Model.RANDOM, Model.WORST):
-        raise NimmtError(f"review judges against opponents random or worst; got {opponents!r}")
+    if is_model(opponents) and opponents not in (Model.RANDOM, Model.WORST):
+        raise NimmtError(f"review judges against opponents random or worst, or a bot "
+                         f"(closest, expecti, ...); got {opponents!r}")
+    if not is_model(opponents):
+        opponents = str(opponent_spec(opponents))  # a bad bot name: one line
     rounds = replay(record)
     n = record["players"]
     chosen = tuple(range(n)) if seats is None else tuple(seats)
@@ -206,8 +210,8 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     review = GameReview(record, chosen, str(opponents), total=len(todo))
 
     def judge(position: Position) -> Analysis:
-        return analyse(position, opponents, samples=samples, seed=seed,
-                       time_limit=time_limit, max_nodes=max_nodes)
+        return analyse_any(position, opponents, samples=samples, seed=seed,
+                           time_limit=time_limit, max_nodes=max_nodes)
 
     try:
         for r, t, s in todo:
@@ -296,7 +300,7 @@ def render_text(review: GameReview, tablefmt: str = "simple") -> str:
             f"{rec.get('placement', 'normal')}: "
             + ", ".join(f"{i + 1} {name}" for i, name in enumerate(review.names))
             + f"; opponents {review.opponents} (regret in "
-            + ("expected" if review.opponents == Model.RANDOM else "guaranteed") + " cows)")
+            + ("guaranteed" if review.opponents == Model.WORST else "expected") + " cows)")
     if not review.complete:
         head += f"\nstopped early: {len(review.decisions)} decisions reviewed"
     rows = [[d.round, d.turn, d.seat + 1, d.kind, d.played, d.best, _regret_text(d),

@@ -243,3 +243,35 @@ def test_cli_bad_bot_one_line(runner, name):
 
 def test_cows_table_is_the_rules():
     assert card_cows(55) == 7 and ROW_LIMIT == 5  # the brute force's assumptions
+
+
+# ---------------------------------------------------------------- review --opponents BOT
+
+def test_review_against_a_bot_equals_analyse(tmp_path, runner):
+    import json
+
+    from nimmt.solver.records import load_record
+    from nimmt.solver.review import review_game, seat_view
+    from nimmt.solver.records import replay
+
+    r = invoke(runner, "simulate", "--players", "3", "--bots", "closest,random,lowkeeper",
+               "--games", "1", "--one-round", "--save-games", tmp_path, "--seed", "3")
+    assert_ok(r)
+    path = next(tmp_path.glob("*.json"))
+    record = load_record(str(path))
+    review = review_game(record, [0], "closest", first_turn=7, samples=50)
+    cards = [d for d in review.decisions if d.kind == "card"]
+    assert len(cards) == 3 and review.opponents == "closest"
+    turns = replay(record)[0].turns
+    for d in cards:
+        a = analyse_bots(seat_view(turns[d.turn - 1], 0), "closest")
+        assert d.method == a.method == "exact"
+        assert d.value_best == pytest.approx(a.best.value)
+        played = next(c for c in a.cards if str(c.card) == d.played)
+        assert d.regret == pytest.approx(played.regret)
+    r = invoke(runner, "review", path, "--player", "1", "--opponents", "lowkeeper",
+               "--from-turn", "8", "--format", "json")
+    assert_ok(r)
+    assert json.loads(r.output)["opponents"] == "lowkeeper"
+    assert_one_line_error(invoke(runner, "review", path, "--opponents", "closer"))
+    assert_one_line_error(invoke(runner, "review", path, "--opponents", "nash"))
