@@ -415,9 +415,10 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
-              help="Seconds. Monte Carlo stops then and reports what it has; auto gives "
-                   "exact search half of it, Monte Carlo the rest; --method exact prints the "
-                   "cards it finished, then fails (exit 2); nash fails.")
+              help="Seconds, a bound on the whole analysis. Monte Carlo stops then and "
+                   "reports what it has; auto gives exact search (or nash) half of it, the "
+                   "fallback the rest; --method exact prints the cards it finished, then "
+                   "fails (exit 2).")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s): --method "
                    "exact refuses an estimate over it, auto one over 32 times it; a search "

@@ -686,8 +686,11 @@ def row_choices(position: Position, turn: Sequence[int], opponents: str = "rando
             now -= cows[1]
             later = solve_nash(after, workers=1).value if after.cards_left else 0.0
         elif after.cards_left:
-            later = analyse(after, opponents, max_nodes=max_nodes, samples=samples,
-                            seed=seed).best.value
+            result = analyse(after, opponents, max_nodes=max_nodes, samples=samples, seed=seed)
+            if result.extra.get("fallback_from"):  # one model for every option, or none
+                raise NimmtError(f"row choices under {opponents}: {result.reason.split(';')[0]}"
+                                 f"; use {param('opponents', 'random')}")
+            later = result.best.value
         values.append((now + later, o, now, later))
     rule_step = moment.after(-1)[0]
     best = min(values)[0]

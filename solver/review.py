@@ -224,7 +224,9 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
                 played, best, regret, half = _regret_of(a, card)
                 review.decisions.append(Decision(
                     round_no, turn_no, s, "card", str(card), str(a.best.card), played, best,
-                    regret, half, a.method, label_of(regret, half), text))
+                    regret, half, a.method, label_of(regret, half), text,
+                    note=("judged by the random model: " + a.reason.split(";")[0]
+                          if a.extra.get("fallback_from") else "")))
             except SearchStopped as e:
                 review.decisions.append(Decision(
                     round_no, turn_no, s, "card", str(card), "", None, None, None, None, "",
