@@ -27,6 +27,7 @@ between two cards is sqrt(se1^2 + se2^2).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -310,6 +311,40 @@ def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, prof
                     memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i])
 
 
+WORK_PER_SECOND = 1_000_000  # planning units (nodes, playout turns) a second
+FIRST_TIMED_BATCH = 2  # with a time limit the first batch is this small, then grows
+TIMED_SHARE = 0.5      # a later batch is sized to take at most this share of the time left
+
+
+def _batch_watched(args: tuple, stats: np.ndarray, deadline: float) -> bool:
+    """Run one batch in a worker thread (the kernel releases the GIL); at ``deadline`` set
+    the stop flag that the exact continuation looks at every 1,024 nodes. True when the
+    batch was stopped (its figures are then incomplete). Ctrl-C stops it and re-raises."""
+    done = threading.Event()
+    failures: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            _montecarlo_batch(*args)
+        except BaseException as error:  # handed to the caller's thread
+            failures.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    try:
+        while not done.wait(exact.LIMIT_POLL_SECONDS):
+            if time.perf_counter() > deadline:
+                stats[exact.STOP] = exact.TIME_LIMIT
+    except KeyboardInterrupt:
+        stats[exact.STOP] = exact.INTERRUPTED
+        done.wait()
+        raise
+    if failures:
+        raise failures[0]
+    return bool(stats[exact.ABORTED])
+
+
 @dataclass(frozen=True)
 class SampledCard:
     card: int
@@ -476,6 +511,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     (seed, card, sample index). ``exact_depth`` and ``rollouts`` (0: later cards by
     the closest bot) default to ``plan(position, node_budget)``.
     """
+    clock = time.perf_counter()  # a time limit counts from here (a kernel's load too)
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if rollouts is not None and rollouts < 0:
@@ -483,6 +519,8 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
     layout = exact.memo_layout(owner, position.professional)
+    if time_limit is not None:  # a plan whose work fits the time (a node about 1 us)
+        node_budget = max(1, min(node_budget, int(time_limit * WORK_PER_SECOND)))
     if exact_depth is None:
         depth, planned = plan(position, node_budget)
     else:
@@ -503,28 +541,47 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                           stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)))
     memo = new_run_memo(layout)
     start = time.perf_counter()
+    deadline = None if time_limit is None else clock + time_limit
+    if deadline is not None:
+        batch = min(batch, FIRST_TIMED_BATCH)
     complete = True
+    rate = 0.0  # seconds a sample (every card) took in the last batch
     try:
         while done < samples:
             size = min(batch, samples - done)
+            if deadline is not None and rate > 0:  # a batch that fits the time left
+                size = max(1, min(size, int(TIMED_SHARE * (deadline - time.perf_counter())
+                                            / rate)))
             t0 = time.perf_counter()
             values = np.zeros((len(hand), size))
             now = np.zeros((len(hand), size))
-            _montecarlo_batch(table, owner, position.deck_size, known, hidden,
-                              position.professional, np.asarray(hand, np.int64), done, size,
-                              depth, rollouts, seed, memo, layout, stats, values, now)
+            args = (table, owner, position.deck_size, known, hidden, position.professional,
+                    np.asarray(hand, np.int64), done, size, depth, rollouts, seed, memo,
+                    layout, stats, values, now)
+            if deadline is None:
+                _montecarlo_batch(*args)
+            elif _batch_watched(args, stats, deadline):
+                complete = False  # stopped inside the batch: its samples are dropped
+                break
             batches.append((values, now))
             done += size
-            if time.perf_counter() - t0 < 0.05 and batch < 8192:
+            spent = time.perf_counter() - t0
+            rate = spent / size
+            if spent < 0.05 and batch < 8192:
                 batch *= 2  # fewer kernel calls, while time limits stay responsive
             if progress:
                 progress(size)
-            if time_limit is not None and time.perf_counter() - start > time_limit:
+            if deadline is not None and time.perf_counter() >= deadline:
                 complete = done >= samples
                 break
     except KeyboardInterrupt:
         complete = False
     done = sum(v.shape[1] for v, _ in batches)  # what finished, even if Ctrl-C came late
+    if done < 2 and deadline is not None and (depth, rollouts) != (0, 0):
+        # the plan's exact part did not give two samples in time: the closest bot's
+        # playouts (no search, microseconds a sample) answer at once, labelled as such
+        return run_montecarlo(position, samples=min(samples, FIRST_TIMED_BATCH), seed=seed,
+                              exact_depth=0, rollouts=0, progress=progress)
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
     values = np.hstack([v for v, _ in batches])
