@@ -494,13 +494,15 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
     from nimmt.solver.analysis import analyse as run
 
     used_seed = _fresh_seed(seed)
-    if turn is not None:
+    if turn is not None:  # --turn: an alias of the position's turn= key
+        position = _with_turn(position, turn)
+    if position.turn:
         if both_sides or verify:
             _usage("--both-sides and --verify do not apply to --turn (a row choice)")
         if bot is not None:
             _usage("--turn values row choices under the models random, worst and nash; drop "
                    "--turn or use one of them")
-        _analyse_turn(position, turn, opponents, samples, used_seed,
+        _analyse_turn(position, opponents, samples, used_seed,
                       DEFAULT_MAX_NODES if max_nodes is None else max_nodes, fmt)
         return
     if bot is not None:
@@ -565,11 +567,10 @@ def _analyse_bot(position: Position, bot: Any, method: str, samples: int, seed: 
         click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple"))
 
 
-def _analyse_turn(position: Position, turn: str, opponents: str, samples: int, seed: int,
-                  max_nodes: int, fmt: str) -> None:
-    """``analyse --turn``: every row choice of your card in that turn, best first."""
-    from nimmt.solver.analysis import UNITS
-    from nimmt.solver.bots import row_choices
+def _with_turn(position: Position, turn: str) -> Position:
+    """``--turn CARDS``: the position with its turn= key set (checked like the key; a
+    different turn= already in the position is refused)."""
+    import dataclasses
 
     cards = []
     for item in turn.split(","):
@@ -577,7 +578,24 @@ def _analyse_turn(position: Position, turn: str, opponents: str, samples: int, s
             raise NimmtError(f"--turn takes cards as ASCII digits separated by commas, "
                              f"yours first (e.g. 4,13); got {cut(turn)!r}")
         cards.append(int(item))
-    choices = row_choices(position, cards, opponents, max_nodes=max_nodes, samples=samples,
+    if position.turn and tuple(cards) != position.turn:
+        _usage(f"--turn {turn} differs from the position's turn="
+               f"{','.join(map(str, position.turn))}; give one of them")
+    try:
+        return dataclasses.replace(position, turn=tuple(cards))
+    except NimmtError as e:
+        raise NimmtError(f"--turn {cut(turn)}: {e}") from None
+
+
+def _analyse_turn(position: Position, opponents: str, samples: int, seed: int,
+                  max_nodes: int, fmt: str) -> None:
+    """A row-choice position (turn=, or --turn): every row choice of your card in that
+    turn, best first."""
+    from nimmt.solver.analysis import UNITS
+    from nimmt.solver.bots import row_choices
+
+    cards = list(position.turn)
+    choices = row_choices(position, None, opponents, max_nodes=max_nodes, samples=samples,
                           seed=seed)
     unit = UNITS[opponents]
     if fmt == "json":

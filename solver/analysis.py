@@ -221,6 +221,9 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     """
     if opponents not in OPPONENTS:
         raise NimmtError(f"unknown opponents {opponents!r}; use one of {', '.join(OPPONENTS)}")
+    if position.turn:
+        raise NimmtError("this position is a row choice (turn=...): value its rows with "
+                         "bots.row_choices (nimmt analyse does), or drop turn= to value cards")
     if method not in METHODS:
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if opponents == Model.NASH:

@@ -744,11 +744,11 @@ def _label(moment: Moment, option: int) -> str:
     return "right end" if tie == 0 else "left end"
 
 
-def row_choices(position: Position, turn: Sequence[int], opponents: str = "random",
-                max_nodes: int = 5_000_000, samples: int = 2000, seed: int = 0
-                ) -> tuple[RowOption, ...]:
-    """Each row choice of player 1's card in the turn ``turn`` (player 1's card first),
-    best first: the cows it takes now plus the value of the position after the turn
+def row_choices(position: Position, turn: Sequence[int] | None = None,
+                opponents: str = "random", max_nodes: int = 5_000_000, samples: int = 2000,
+                seed: int = 0) -> tuple[RowOption, ...]:
+    """Each row choice of player 1's card in the turn ``turn`` (player 1's card first;
+    default the position's own ``turn``, the notation's turn= key), best first: the cows it takes now plus the value of the position after the turn
     (``analyse``'s best card; random: expected cows, worst: guaranteed cows; nash: this
     turn's cows minus player 2's plus the game value after). The later owners' choices in
     the same turn are rule-following.
@@ -758,6 +758,10 @@ def row_choices(position: Position, turn: Sequence[int], opponents: str = "rando
     >>> [(r.label, r.cows_now, r.value, r.rule) for r in choices][:2]
     [('take row 4', 3.0, 3.0, False), ('take row 1', 2.0, 5.0, True)]
     """
+    if turn is None:
+        if not position.turn:
+            raise NimmtError("give the turn's cards (turn=CARDS in the position, yours first)")
+        turn = position.turn
     moment = moment_of(position, turn)
     values = []
     for o in range(len(moment.options)):
