@@ -23,7 +23,8 @@ search, where player 1 plays on knowing only what it has seen):
   choices are rule-following -- a strategy it may use, so with cards left after this
   one the figures are an **upper bound** on the exact value (the unit says so), as with
   the random model's Monte Carlo policy. Search-backed opponents play through the arena's
-  checked game loop (``arena.Table``), rule-of-thumb ones through the engine's kernels.
+  checked game loop (``arena.Table``), rule-of-thumb ones in one numba kernel
+  (``bot_round_samples``, run in chunks with the clock read between them).
 * ``auto``: exact when the bot is deterministic and the enumeration's estimated steps
   (``estimate_steps``) times ``STEP_NODES`` fit ``max_nodes``, within auto's time budget;
   Monte Carlo otherwise, and the reason says which and why.
@@ -54,7 +55,8 @@ from .analysis import (
     analyse,
 )
 from .arena import Table, bot_seed
-from .bots import BOT_NAMES, BotSpec, Decision, parse_bot
+from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, parse_bot, playout_arrays
+from .engine import jit, pick_card, rng_below, rng_seed
 from .errors import BudgetExceeded, NimmtError, param
 from .montecarlo import Z95
 from .names import Method
@@ -67,8 +69,9 @@ __all__ = ["DETERMINISTIC", "STEP_NODES", "analyse_any", "analyse_bots", "estima
 # bots whose card is a function of their hand and the rows (no seed): exact enumeration
 DETERMINISTIC = ("closest", "lowkeeper", "dumper")
 # an enumeration step (a bot's card, a turn resolved) counted as this many search nodes
-# against max_nodes: a step costs about 20-50 us in Python, a node about 1 us
-STEP_NODES = 50
+# against max_nodes: a step (Python over the engine's turn) costs about 0.1-0.3 ms, a node
+# about 1 us
+STEP_NODES = 250
 LATER_BOT = "closest"  # player 1's later cards inside Monte Carlo samples
 TIME_CHECK = 256       # the enumeration looks at the clock every this many steps
 
@@ -254,28 +257,55 @@ def _sample_split(position: Position, rng: np.random.Generator) -> tuple[tuple[i
     return tuple(hands)
 
 
-def _fast_round(position: Position, spec: BotSpec, first: int,
-                opponents: tuple[tuple[int, ...], ...], seed: int, sample: int
-                ) -> tuple[int, int]:
-    """(player 1's cows in the round, its cows this turn): rule-of-thumb opponents by the
-    engine's kernels (a random bot's card from stream (seed, sample, seat, turn))."""
-    rows = position.rows
-    hands = [list(position.hand)] + [list(h) for h in opponents]
-    total = first_cows = 0
-    for t in range(position.cards_left):
-        cards = [first if t == 0 else engine.bot_card(LATER_BOT, hands[0], rows,
-                                                      position.professional)]
-        for s in range(1, position.players):
-            cards.append(engine.bot_card(spec.name, hands[s], rows, position.professional,
-                                         seed=bot_seed(seed, sample, s, t)))
-        out = engine.resolve_turn(rows, cards, position.professional)
-        rows = out.rows
-        for s, c in enumerate(cards):
-            hands[s].remove(c)
-        total += out.cows[0]
-        if t == 0:
-            first_cows = out.cows[0]
-    return total, first_cows
+@jit
+def bot_round_samples(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
+                      bot, later, values, nows):
+    """Samples first..first+count-1 of every card of player 1's hand (hands0[0, :k]):
+    sample j deals the hidden hands (hidden[p] = 1) from pool0 by stream (seed, j), the
+    same deal for every card (common random numbers); player 1 plays card i, then the
+    ``later`` bot's cards; every opponent the ``bot``'s (engine.pick_card codes); rows
+    rule-following. values[i, j - first] = player 1's cows to the end of the round,
+    nows[i, j - first] its cows this turn."""
+    table = np.empty_like(table0)
+    hands = np.empty_like(hands0)
+    pool = np.empty_like(pool0)
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    rng = np.zeros(1, np.uint64)
+    for j in range(first, first + count):
+        for i in range(k):
+            rng[0] = rng_seed(seed, j)
+            table[:, :] = table0
+            hands[:, :] = hands0
+            pool[:] = pool0
+            remaining = pool.shape[0]
+            for p in range(n):
+                if hidden[p]:
+                    for c in range(k):
+                        x = rng_below(rng, remaining)
+                        hands[p, c] = pool[x]
+                        remaining -= 1
+                        pool[x] = pool[remaining]
+            cows = 0
+            for turn in range(k):
+                left = k - turn
+                for p in range(n):
+                    if p == 0:
+                        x = i if turn == 0 else pick_card(later, hands[0], left, table,
+                                                          professional, rng)
+                    else:
+                        x = pick_card(bot, hands[p], left, table, professional, rng)
+                    cards[p] = hands[p, x]
+                    owners[p] = p
+                    hands[p, x] = hands[p, left - 1]
+                turns.sort_turn(cards, owners, n)
+                for a in range(n):
+                    taken = turns.play_option(table, cards[a], professional, turns.RULE_OPTION)
+                    if owners[a] == 0:
+                        cows += taken
+                if turn == 0:
+                    nows[i, j - first] = cows
+            values[i, j - first] = cows
 
 
 def _table_round(position: Position, spec: BotSpec, first: int,
@@ -303,21 +333,50 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
                       progress: Callable[[int], None] | None = None
                       ) -> tuple[np.ndarray, np.ndarray, bool]:
     """(cows[card, sample], cows this turn[card, sample], complete): sample s draws its
-    split from stream (seed, s); every card meets the same samples."""
-    play = _table_round if spec.searches else _fast_round
+    split from stream (seed, s); every card meets the same samples. Rule-of-thumb bots by
+    the kernel, search-backed ones through the arena's game loop."""
     hand = position.hand
     values = np.zeros((len(hand), samples))
     now = np.zeros((len(hand), samples))
     done = 0
+    if not spec.searches:  # rule-of-thumb opponents: the kernel, in timed chunks
+        return _kernel_samples(position, spec, samples, seed, deadline, progress, values, now)
     try:
         for s in range(samples):
             world = _sample_split(position, np.random.default_rng([seed, s]))
             for i, c in enumerate(hand):
-                values[i, s], now[i, s] = play(position, spec, c, world, seed, s)
+                values[i, s], now[i, s] = _table_round(position, spec, c, world, seed, s)
             done += 1
             if progress:
                 progress(1)
             if deadline is not None and time.perf_counter() > deadline and done >= 2:
+                break
+    except KeyboardInterrupt:
+        if done < 2:
+            raise
+    return values[:, :done], now[:, :done], done == samples
+
+
+def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
+                    deadline: float | None, progress: Callable[[int], None] | None,
+                    values: np.ndarray, now: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``bot_round_samples`` in chunks, the clock read between them (``ChunkSizer``)."""
+    hands, hidden, pool, table = playout_arrays(position)
+    codes = engine.bot_codes([spec.name, LATER_BOT])
+    k, n = position.cards_left, position.players
+    sizer = ChunkSizer(deadline)
+    done, chunk = 0, 64
+    try:
+        while done < samples:
+            size = sizer.size(min(chunk, samples - done))
+            bot_round_samples(table, hands, hidden, pool, n, k, position.professional, seed,
+                              done, size, codes[0], codes[1], values[:, done:done + size],
+                              now[:, done:done + size])
+            done += size
+            chunk *= 2
+            if progress:
+                progress(size)
+            if sizer.done(size) and done >= 2:
                 break
     except KeyboardInterrupt:
         if done < 2:

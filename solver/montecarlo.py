@@ -333,7 +333,8 @@ def _batch_watched(args: tuple, stats: np.ndarray, deadline: float) -> bool:
 
     threading.Thread(target=work, daemon=True).start()
     try:
-        while not done.wait(exact.LIMIT_POLL_SECONDS):
+        while not done.wait(min(exact.POLL_SECONDS,
+                                max(deadline - time.perf_counter(), exact.LIMIT_POLL_SECONDS))):
             if time.perf_counter() > deadline:
                 stats[exact.STOP] = exact.TIME_LIMIT
     except KeyboardInterrupt:
