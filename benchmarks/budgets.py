@@ -38,7 +38,7 @@ from nimmt.solver.rules import Rules  # noqa: E402
 
 BIG = {"expecti": "samples=1000000000", "paranoid": "samples=1000000000",
        "nash": "samples=1000000000", "mcs": "playouts=1000000000",
-       "ismcts": "iterations=10000000"}
+       "ismcts": "iterations=50000"}
 
 
 def positions(seeds: int) -> list:

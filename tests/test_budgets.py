@@ -62,7 +62,7 @@ def test_analyse_time_limit_is_a_bound(big2, model):
 def test_search_bot_time_budget_is_a_bound(big2, bot):
     big = {"expecti": "samples=1000000000", "paranoid": "samples=1000000000",
            "nash:k=8": "samples=1000000000", "mcs": "playouts=1000000000",
-           "ismcts": "iterations=10000000"}[bot]
+           "ismcts": "iterations=50000"}[bot]
     sep = "," if ":" in bot else ":"
     policy = make_policy(f"{bot}{sep}time={BUDGET},{big}", seed=1)
     policy.choose(deal_position(Rules("tactical", 2), 3, seed=9))  # its kernels loaded
