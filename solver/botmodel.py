@@ -498,8 +498,9 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
                   "Monte Carlo" if not exact_ok else
                   f"auto: exact enumeration of {_splits(total)} would take about {estimate:,} "
                   f"steps x {STEP_NODES}, over the budget of {max_nodes:,} nodes; Monte Carlo")
-    values, now, complete = sample_bot_values(position, spec, samples, seed, deadline, progress)
-    return _from_samples(position, spec, values, now, complete, reason,
+    sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
+                                               progress)
+    return _from_samples(position, spec, sampled, now, complete, reason,
                          time.perf_counter() - start, seed, steps, total)
 
 

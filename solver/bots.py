@@ -67,8 +67,9 @@ from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
 
 __all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "ChunkSizer",
-           "Decision", "Moment", "deadline_of", "seconds_left", "Policy", "RowOption", "make_policy", "moment_of", "parse_bot", "parse_bots",
-           "row_choices", "split_bot_list"]
+           "Decision", "Moment", "Policy", "RowOption", "deadline_of", "make_policy",
+           "moment_of", "parse_bot", "parse_bots", "row_choices", "seconds_left",
+           "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
@@ -330,8 +331,7 @@ class ExpectiBot(Bot):
         values = {}
         for o in range(count):
             after, cows = moment.after(o)
-            part = None if deadline is None else (
-                time.perf_counter() + seconds_left(deadline, 1.0 / (count - o)))
+            part = _part(deadline, 1.0 / (count - o))
             later = min(self.values(after, part, 1.0 / count).values()) if after.cards_left \
                 else 0.0
             values[o] = cows[0] + later
@@ -748,9 +748,10 @@ def row_choices(position: Position, turn: Sequence[int] | None = None,
                 opponents: str = "random", max_nodes: int = 5_000_000, samples: int = 2000,
                 seed: int = 0) -> tuple[RowOption, ...]:
     """Each row choice of player 1's card in the turn ``turn`` (player 1's card first;
-    default the position's own ``turn``, the notation's turn= key), best first: the cows it takes now plus the value of the position after the turn
-    (``analyse``'s best card; random: expected cows, worst: guaranteed cows; nash: this
-    turn's cows minus player 2's plus the game value after). The later owners' choices in
+    default the position's own ``turn``, the notation's turn= key), best first: the cows
+    it takes now plus the value of the position after the turn (``analyse``'s best card;
+    random: expected cows, worst: guaranteed cows; nash: this turn's cows minus player 2's
+    plus the game value after). The later owners' choices in
     the same turn are rule-following.
 
     >>> from nimmt.solver.position import load_position

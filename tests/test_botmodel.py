@@ -22,7 +22,6 @@ from nimmt.solver.rules import ROW_LIMIT, Rules, card_cows
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
-
 # ---------------------------------------------------------------- the brute force
 
 def closest_card(hand, rows) -> int:
@@ -68,15 +67,10 @@ def brute_values(position: Position, pick) -> dict[int, float]:
             rest = [w for w in group]
             after = [tuple(tuple(x for x in h if x != p) for h, p in zip(w, played)) for w in rest]
             outcomes = []
-            # player 1's choice: every option of its card when placed (enumerated by a chooser)
-            choices = [None]
-            first = reference.resolve_turn(rows, cards, False,
-                                           chooser=lambda pl, r, cd, opts: (
-                                               choices.__setitem__(0, len(opts))
-                                               or reference.rule_following(r, opts))
-                                           if pl == 0 else reference.rule_following(r, opts))
-            del first
-            for o in range(choices[0] or 1):
+            # player 1's choice: every option of its card when placed, the lower cards first
+            lower = sorted(x for x in cards if x < c)
+            at = reference.resolve_turn(rows, lower, False)[0] if lower else rows
+            for o in range(len(reference.options(at, c, False))):
                 def chooser(pl, r, cd, opts, o=o):
                     return opts[o] if pl == 0 else reference.rule_following(r, opts)
                 new_rows, cows = reference.resolve_turn(rows, cards, False, chooser)
@@ -251,9 +245,8 @@ def test_cows_table_is_the_rules():
 def test_review_against_a_bot_equals_analyse(tmp_path, runner):
     import json
 
-    from nimmt.solver.records import load_record
+    from nimmt.solver.records import load_record, replay
     from nimmt.solver.review import review_game, seat_view
-    from nimmt.solver.records import replay
 
     r = invoke(runner, "simulate", "--players", "3", "--bots", "closest,random,lowkeeper",
                "--games", "1", "--one-round", "--save-games", tmp_path, "--seed", "3")

@@ -386,7 +386,9 @@ def choices_of(command: click.Command, option: str) -> list[str]:
 def test_cli_choices_come_from_the_enums():
     commands = cli.cli.commands
     puzzles = commands["puzzles"].commands
-    assert choices_of(commands["analyse"], "opponents") == list(Model)
+    # analyse --opponents: a model (its names from the enum) or a bot (issue 12 item 4)
+    from nimmt.solver.analysis import OPPONENTS
+    assert list(OPPONENTS) == [str(m) for m in Model]
     assert choices_of(commands["analyse"], "method") == list(Method)
     assert choices_of(commands["tree"], "opponents") == list(Model)
     assert choices_of(commands["deal"], "variant") == list(Variant)
