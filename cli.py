@@ -482,7 +482,12 @@ def analyse(position: Any, opponents: str, method: str, samples: int,
         _usage("--drafters and --round apply to draft positions (phase=draft); drop them")
     from nimmt.solver.botmodel import is_model, opponent_spec
 
-    bot = None if is_model(opponents) else opponent_spec(opponents)  # bad name: one line
+    bot = None
+    if not is_model(opponents):
+        try:
+            bot = opponent_spec(opponents)
+        except NimmtError as e:  # a bad name or parameter: one line with the --help hint
+            _usage(str(e))
     if opponents == Model.NASH and method == Method.MONTECARLO:
         _usage("--method montecarlo does not apply to --opponents nash (the equilibrium is "
                "solved exactly); drop --method, or use --opponents random")
@@ -1261,6 +1266,13 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
     from nimmt.solver import review as reviewing
     from nimmt.solver.records import load_record
 
+    from nimmt.solver.botmodel import is_model, opponent_spec
+
+    if not is_model(opponents):
+        try:
+            opponent_spec(opponents)
+        except NimmtError as e:  # a bad name or parameter: one line with the --help hint
+            _usage(str(e))
     record = load_record(game)
     n = record["players"]
     for p in player:

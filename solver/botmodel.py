@@ -92,9 +92,9 @@ def opponent_spec(text: str) -> BotSpec:
     except NimmtError as e:
         if str(text).partition(":")[0].strip() in BOT_NAMES:
             raise  # a bot's parameter is wrong: its own message
-        raise NimmtError(f"unknown opponents {str(text)[:40]!r}; use a model "
-                         f"({', '.join(OPPONENTS)}) or a bot ({', '.join(BOT_NAMES)}, "
-                         "with parameters as expecti:samples=500)") from e
+        bots = ", ".join(b for b in BOT_NAMES if b not in OPPONENTS)
+        raise NimmtError(f"unknown opponents {str(text)[:40]!r}; use {', '.join(OPPONENTS)} "
+                         f"or a bot: {bots} (e.g. expecti:samples=500)") from e
 
 
 # ---------------------------------------------------------------- splits
@@ -439,7 +439,7 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     >>> from nimmt.solver.position import load_position
     >>> a = analyse_bots(load_position("example"), "closest")
     >>> a.method, a.opponents, a.best.card
-    ('exact', 'closest', 4)
+    ('exact', 'closest', 14)
     """
     spec = opponents if isinstance(opponents, BotSpec) else opponent_spec(opponents)
     if method not in tuple(Method):

@@ -311,8 +311,8 @@ def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, prof
                     memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i])
 
 
-WORK_PER_SECOND = 1_000_000  # planning units (nodes, playout turns) a second
 FIRST_TIMED_BATCH = 2  # with a time limit the first batch is this small, then grows
+FALLBACK_SAMPLES = 64  # the closest bot's playouts when a timed plan gave no two samples
 TIMED_SHARE = 0.5      # a later batch is sized to take at most this share of the time left
 
 
@@ -520,8 +520,6 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
     layout = exact.memo_layout(owner, position.professional)
-    if time_limit is not None:  # a plan whose work fits the time (a node about 1 us)
-        node_budget = max(1, min(node_budget, int(time_limit * WORK_PER_SECOND)))
     if exact_depth is None:
         depth, planned = plan(position, node_budget)
     else:
@@ -581,7 +579,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     if done < 2 and deadline is not None and (depth, rollouts) != (0, 0):
         # the plan's exact part did not give two samples in time: the closest bot's
         # playouts (no search, microseconds a sample) answer at once, labelled as such
-        return run_montecarlo(position, samples=min(samples, FIRST_TIMED_BATCH), seed=seed,
+        return run_montecarlo(position, samples=min(samples, FALLBACK_SAMPLES), seed=seed,
                               exact_depth=0, rollouts=0, progress=progress)
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
