@@ -1264,9 +1264,8 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
       nimmt review g/game-000000.json --player 1 --format html --output review.html
     """
     from nimmt.solver import review as reviewing
-    from nimmt.solver.records import load_record
-
     from nimmt.solver.botmodel import is_model, opponent_spec
+    from nimmt.solver.records import load_record
 
     if not is_model(opponents):
         try:
