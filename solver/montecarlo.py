@@ -316,34 +316,15 @@ FALLBACK_SAMPLES = 64  # the closest bot's playouts when a timed plan gave no tw
 TIMED_SHARE = 0.5      # a later batch is sized to take at most this share of the time left
 
 
-def _batch_watched(args: tuple, stats: np.ndarray, deadline: float) -> bool:
-    """Run one batch in a worker thread (the kernel releases the GIL); at ``deadline`` set
-    the stop flag that the exact continuation looks at every 1,024 nodes. True when the
-    batch was stopped (its figures are then incomplete). Ctrl-C stops it and re-raises."""
-    done = threading.Event()
-    failures: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            _montecarlo_batch(*args)
-        except BaseException as error:  # handed to the caller's thread
-            failures.append(error)
-        finally:
-            done.set()
-
-    threading.Thread(target=work, daemon=True).start()
-    try:
-        while not done.wait(min(exact.POLL_SECONDS,
-                                max(deadline - time.perf_counter(), exact.LIMIT_POLL_SECONDS))):
-            if time.perf_counter() > deadline:
-                stats[exact.STOP] = exact.TIME_LIMIT
-    except KeyboardInterrupt:
-        stats[exact.STOP] = exact.INTERRUPTED
-        done.wait()
-        raise
-    if failures:
-        raise failures[0]
-    return bool(stats[exact.ABORTED])
+def _stop_at(deadline: float, stats: np.ndarray) -> threading.Timer:
+    """A timer thread that sets the stop flag at ``deadline`` (the exact continuation looks
+    at it every 1,024 nodes; the batches run in the caller's thread, the kernel releasing
+    the GIL). One thread per run: cancel it when the run ends."""
+    timer = threading.Timer(max(deadline - time.perf_counter(), 0.0),
+                            lambda: stats.__setitem__(exact.STOP, exact.TIME_LIMIT))
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 @dataclass(frozen=True)
@@ -545,6 +526,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         batch = min(batch, FIRST_TIMED_BATCH)
     complete = True
     rate = 0.0  # seconds a sample (every card) took in the last batch
+    timer = None if deadline is None else _stop_at(deadline, stats)
     try:
         while done < samples:
             size = min(batch, samples - done)
@@ -557,10 +539,9 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
             args = (table, owner, position.deck_size, known, hidden, position.professional,
                     np.asarray(hand, np.int64), done, size, depth, rollouts, seed, memo,
                     layout, stats, values, now)
-            if deadline is None:
-                _montecarlo_batch(*args)
-            elif _batch_watched(args, stats, deadline):
-                complete = False  # stopped inside the batch: its samples are dropped
+            _montecarlo_batch(*args)
+            if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
+                complete = False
                 break
             batches.append((values, now))
             done += size
@@ -575,6 +556,9 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                 break
     except KeyboardInterrupt:
         complete = False
+    finally:
+        if timer is not None:
+            timer.cancel()
     done = sum(v.shape[1] for v, _ in batches)  # what finished, even if Ctrl-C came late
     if done < 2 and deadline is not None and (depth, rollouts) != (0, 0):
         # the plan's exact part did not give two samples in time: the closest bot's
