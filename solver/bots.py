@@ -545,9 +545,10 @@ class TreeSearchBot(Bot):
     """Information-set Monte Carlo tree search for simultaneous moves (module docstring)."""
 
     def visits(self, position: Position) -> dict[int, float]:
+        iterations, seconds = self.params["iterations"], self.params["time"]
+        deadline = deadline_of(seconds)  # the tree's allocation counts too
         k, n = position.cards_left, position.players
         hands, hidden, pool, table = playout_arrays(position)
-        iterations, seconds = self.params["iterations"], self.params["time"]
         size = iterations + 1
         deck = position.deck_size + 1
         stats = np.zeros((size, n, deck, 3))  # visits, reward sum, availability
@@ -555,7 +556,7 @@ class TreeSearchBot(Bot):
         actions = np.zeros((size, n), np.int64)
         used = np.ones(1, np.int64)
         seed = self.next_seed()
-        deadline, done, chunk = deadline_of(seconds), 0, 64
+        done, chunk = 0, 64
         sizer = ChunkSizer(deadline)
         while done < iterations:
             count = sizer.size(min(chunk, iterations - done))
