@@ -434,11 +434,11 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 
 @cli.command(context_settings=CONTEXT)
 @ANY_POSITION
-@click.option("--opponents", type=choice(*Model), default=Model.RANDOM.value,
-              show_default=True,
+@click.option("--opponents", default=Model.RANDOM.value, show_default=True, metavar="MODEL|BOT",
               help="random: expected cows against uniformly random opponents; worst: cows you "
                    "can guarantee against an adversary who sees your card; nash: two-player "
-                   "equilibrium (known hands).")
+                   "equilibrium (known hands); or a bot (closest, lowkeeper, expecti, "
+                   "expecti:samples=500, ...): expected cows when every opponent plays like it.")
 @click.option("--method", type=choice(*Method), default=Method.AUTO.value,
               show_default=True,
               help="auto: exact search first, within a time budget (10 s, or half of "
@@ -452,9 +452,10 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
-              help="Seconds. Monte Carlo stops then and reports what it has; auto gives "
-                   "exact search half of it, Monte Carlo the rest; --method exact prints the "
-                   "cards it finished, then fails (exit 2); nash fails.")
+              help="Seconds, a bound on the whole analysis. Monte Carlo stops then and "
+                   "reports what it has; auto gives exact search (or nash) half of it, the "
+                   "fallback the rest; --method exact prints the cards it finished, then "
+                   "fails (exit 2).")
 @click.option("--max-nodes", type=click.IntRange(1, 10**13), default=None,
               help="Exact-search budget in nodes (default 5,000,000, about 5 s): --method "
                    "exact refuses an estimate over it, auto one over 32 times it; a search "
@@ -1236,9 +1237,11 @@ def render_arena(result, tablefmt: str) -> str:
 @click.option("--player", "-p", type=click.IntRange(1, 10), multiple=True,
               help="Review this player (1 = the record's first seat); repeat for more "
                    "(default: every player).")
-@click.option("--opponents", type=choice(Model.RANDOM, Model.WORST),
-              default=Model.RANDOM.value, show_default=True,
-              help="The model judged against: random (expected cows) or worst (guaranteed).")
+@click.option("--opponents", default=Model.RANDOM.value, show_default=True,
+              metavar="random|worst|BOT",
+              help="The model judged against: random (expected cows), worst (guaranteed), "
+                   "or a bot every opponent plays like (closest, expecti, ...; expected cows, "
+                   "as nimmt analyse --opponents BOT).")
 @click.option("--from-turn", type=click.IntRange(1, 10), default=1, show_default=True,
               help="Review each round from this turn on (early turns are the slowest).")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
@@ -1266,8 +1269,14 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
       nimmt review g/game-000000.json --player 1 --format html --output review.html
     """
     from nimmt.solver import review as reviewing
+    from nimmt.solver.botmodel import is_model, opponent_spec
     from nimmt.solver.records import load_record
 
+    if not is_model(opponents):
+        try:
+            opponent_spec(opponents)
+        except NimmtError as e:  # a bad name or parameter: one line with the --help hint
+            _usage(str(e))
     record = load_record(game)
     n = record["players"]
     for p in player:

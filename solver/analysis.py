@@ -9,9 +9,10 @@ This module is the layer above the searches: it runs them (``exact``, ``montecar
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import exact, montecarlo, nash
@@ -123,7 +124,7 @@ class Analysis:
     def unit(self) -> str:
         """What the card values are: the model's unit, or (Monte Carlo with policy-played
         later turns) an upper bound on it."""
-        return self.extra.get("unit", UNITS[self.opponents])
+        return self.extra.get("unit", UNITS.get(self.opponents, "expected cows"))
 
     def to_json(self) -> dict:
         """The JSON of DESIGN.md section 4 (plus fields that never change its meaning)."""
@@ -144,7 +145,7 @@ class Analysis:
             cards.append(item)
         data = {"position": format_position(self.position), "opponents": self.opponents,
                 "method": self.method, "value": self.value, "cards": cards,
-                "reason": self.reason, "unit": UNITS[self.opponents],
+                "reason": self.reason, "unit": self.unit,
                 "estimated_nodes": self.estimate}
         if self.estimated_states is not None:
             data["estimated_states"] = self.estimated_states
@@ -268,6 +269,9 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     """
     if opponents not in OPPONENTS:
         raise NimmtError(f"unknown opponents {opponents!r}; use one of {', '.join(OPPONENTS)}")
+    if position.turn:
+        raise NimmtError("this position is a row choice (turn=...): value its rows with "
+                         "bots.row_choices (nimmt analyse does), or drop turn= to value cards")
     if method not in METHODS:
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if objective not in OBJECTIVES:
@@ -277,8 +281,20 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
             raise NimmtError("nash solves the zero-sum game (your cows minus player 2's): its "
                              f"objective is margin; use {param('objective', 'margin')}, or "
                              f"{param('opponents', 'random')} (or worst) for win")
-        return analyse_nash(position, memory=memory, workers=workers, time_limit=time_limit,
-                            progress=progress)
+        if method != Method.AUTO:
+            return analyse_nash(position, memory=memory, workers=workers,
+                                time_limit=time_limit, progress=progress)
+        start = time.perf_counter()
+        seconds = None if time_limit is None else AUTO_SHARE * time_limit
+        try:
+            return analyse_nash(position, memory=memory, workers=workers, time_limit=seconds,
+                                progress=progress)
+        except SearchStopped as stopped:  # budget or time: the random model instead
+            spent = time.perf_counter() - start
+            why = f"auto: nash did not fit ({_first_clause(stopped)})"
+            return _fell_back(position, Model.NASH, why, samples, seed,
+                              None if time_limit is None else time_limit - spent, max_nodes,
+                              progress, memory, exact_progress, objective)
     if max_nodes < 1:
         raise NimmtError(f"{param('max_nodes', beside=True)} must be at least 1")
     estimate = exact.estimate_nodes(position)
@@ -292,10 +308,29 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                          f"{param('method', 'exact')}")
     hopeless = estimate > HOPELESS * max_nodes
     if method == Method.AUTO and hopeless and opponents != Model.RANDOM:
-        raise BudgetExceeded(
-            f"{opponents} needs exact search, which would take about {_count(estimate)} nodes, "
-            f"over {HOPELESS}x the budget of {max_nodes:,}; raise "
-            f"{param('max_nodes', beside=True)} or analyse a position with fewer cards left")
+        return _fell_back(position, opponents,
+                          f"auto: {opponents} needs exact search, which would take about "
+                          f"{_count(estimate)} nodes, over {HOPELESS}x the budget of "
+                          f"{max_nodes:,}", samples, seed, time_limit, max_nodes, progress,
+                          memory, exact_progress, objective)
+    if method == Method.AUTO and opponents != Model.RANDOM:  # worst: exact, else fall back
+        start = time.perf_counter()
+        seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
+        try:
+            result = exact.solve_exact(position, opponents, max_nodes=OVERRUN * max_nodes,
+                                       time_limit=seconds, memory=memory,
+                                       progress=exact_progress, objective=objective)
+        except SearchStopped as stopped:
+            spent = time.perf_counter() - start
+            return _fell_back(position, opponents,
+                              f"auto: exact search ({opponents}) did not finish in {spent:.3g} "
+                              f"s ({stopped.nodes:,} nodes, estimated {_count(estimate)}; "
+                              f"stopped by {STOPPED_BY[stopped.reason]})", samples, seed,
+                              None if time_limit is None else time_limit - spent, max_nodes,
+                              progress, memory, exact_progress, objective)
+        return from_exact(position, result, f"auto: exact search finished within its time "
+                          f"budget of {seconds:g} s; estimated {_count(estimate)} nodes",
+                          estimate)
     if method == Method.EXACT or (method == Method.AUTO and not hopeless):
         fallback = method == Method.AUTO and opponents == Model.RANDOM
         seconds = time_limit
@@ -343,3 +378,25 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
                                    progress=progress, node_budget=max_nodes, objective=objective)
     return from_montecarlo(position, mc, reason, estimate, seed)
+
+
+def _first_clause(error: Exception) -> str:
+    """A stop's message without its advice (what to raise or allow)."""
+    return re.split(r"[:;] (?:raise|allow) ", str(error))[0]
+
+
+def _fell_back(position: Position, model: str, why: str, samples: int, seed: int,
+               time_limit: float | None, max_nodes: int,
+               progress: Callable[[int], None] | None, memory: int,
+               exact_progress: Callable[[int], None] | None,
+               objective: str = "cows") -> Analysis:
+    """auto's fallback for a model whose search does not fit (worst, nash): the random
+    model (``analyse`` auto: exact search, else Monte Carlo), its reason prefixed by
+    ``why`` and the model it replaces (``extra['fallback_from']``); the figures are the
+    random model's (expected cows), and ``opponents`` says so."""
+    left = None if time_limit is None else max(time_limit, 0.01)
+    result = analyse(position, Model.RANDOM.value, method=Method.AUTO.value, samples=samples,
+                     seed=seed, time_limit=left, max_nodes=max_nodes, progress=progress,
+                     memory=memory, exact_progress=exact_progress, objective=objective)
+    reason = f"{why}; fell back to the random model: {result.reason}"
+    return replace(result, reason=reason, extra={**result.extra, "fallback_from": str(model)})

@@ -27,6 +27,7 @@ between two cards is sqrt(se1^2 + se2^2).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -352,6 +353,22 @@ def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, prof
                     memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i], goal)
 
 
+FIRST_TIMED_BATCH = 2  # with a time limit the first batch is this small, then grows
+FALLBACK_SAMPLES = 64  # the closest bot's playouts when a timed plan gave no two samples
+TIMED_SHARE = 0.5      # a later batch is sized to take at most this share of the time left
+
+
+def _stop_at(deadline: float, stats: np.ndarray) -> threading.Timer:
+    """A timer thread that sets the stop flag at ``deadline`` (the exact continuation looks
+    at it every 1,024 nodes; the batches run in the caller's thread, the kernel releasing
+    the GIL). One thread per run: cancel it when the run ends."""
+    timer = threading.Timer(max(deadline - time.perf_counter(), 0.0),
+                            lambda: stats.__setitem__(exact.STOP, exact.TIME_LIMIT))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 @dataclass(frozen=True)
 class SampledCard:
     card: int
@@ -528,6 +545,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     (seed, card, sample index). ``exact_depth`` and ``rollouts`` (0: later cards by
     the closest bot) default to ``plan(position, node_budget)``.
     """
+    clock = time.perf_counter()  # a time limit counts from here (a kernel's load too)
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if rollouts is not None and rollouts < 0:
@@ -557,28 +575,50 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                           stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal)
     memo = new_run_memo(layout)
     start = time.perf_counter()
+    deadline = None if time_limit is None else clock + time_limit
+    if deadline is not None:
+        batch = min(batch, FIRST_TIMED_BATCH)
     complete = True
+    rate = 0.0  # seconds a sample (every card) took in the last batch
+    timer = None if deadline is None else _stop_at(deadline, stats)
     try:
         while done < samples:
             size = min(batch, samples - done)
+            if deadline is not None and rate > 0:  # a batch that fits the time left
+                size = max(1, min(size, int(TIMED_SHARE * (deadline - time.perf_counter())
+                                            / rate)))
             t0 = time.perf_counter()
             values = np.zeros((len(hand), size))
             now = np.zeros((len(hand), size))
-            _montecarlo_batch(table, owner, position.deck_size, known, hidden,
-                              position.professional, np.asarray(hand, np.int64), done, size,
-                              depth, rollouts, seed, memo, layout, stats, values, now, goal)
+            args = (table, owner, position.deck_size, known, hidden, position.professional,
+                    np.asarray(hand, np.int64), done, size, depth, rollouts, seed, memo,
+                    layout, stats, values, now, goal)
+            _montecarlo_batch(*args)
+            if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
+                complete = False
+                break
             batches.append((values, now))
             done += size
-            if time.perf_counter() - t0 < 0.05 and batch < 8192:
+            spent = time.perf_counter() - t0
+            rate = spent / size
+            if spent < 0.05 and batch < 8192:
                 batch *= 2  # fewer kernel calls, while time limits stay responsive
             if progress:
                 progress(size)
-            if time_limit is not None and time.perf_counter() - start > time_limit:
+            if deadline is not None and time.perf_counter() >= deadline:
                 complete = done >= samples
                 break
     except KeyboardInterrupt:
         complete = False
+    finally:
+        if timer is not None:
+            timer.cancel()
     done = sum(v.shape[1] for v, _ in batches)  # what finished, even if Ctrl-C came late
+    if done < 2 and deadline is not None and (depth, rollouts) != (0, 0):
+        # the plan's exact part did not give two samples in time: the closest bot's
+        # playouts (no search, microseconds a sample) answer at once, labelled as such
+        return run_montecarlo(position, samples=min(samples, FALLBACK_SAMPLES), seed=seed,
+                              exact_depth=0, rollouts=0, progress=progress)
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
     values = np.hstack([v for v, _ in batches])

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show`
 
 __all__ = ["EXAMPLES", "KEYS", "Position", "field_cards", "field_name", "field_number",
            "format_position", "load_fields", "load_position", "notation_fields", "parse_position",
-           "position_from_mapping"]
+           "position_from_mapping", "turn_problems"]
 
 # Built-in positions, usable wherever a POSITION is asked for (dealt by `nimmt deal`).
 EXAMPLES = {
@@ -55,7 +55,7 @@ EXAMPLES = {
                         "hand=12,16,26,29,48,61,62,96,104",
 }
 
-KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores", "taken")
+KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores", "taken", "turn")
 HAND_KEYS = tuple(f"p{i}" for i in range(2, MAX_PLAYERS + 1))
 Hand = tuple[int, ...]
 
@@ -324,6 +324,9 @@ class Position:
     scores: tuple[int, ...]
     taken: tuple[int, ...] | None = None  # cows taken this round per player; None: not given
     pool: Hand = field(init=False, default=(), compare=False)  # derived
+    # a half-revealed turn (key turn=): every player's card this turn, player 1 first, and
+    # player 1's card must choose a row now (no legal end, or a professional tie); () none
+    turn: Hand = ()
 
     def __post_init__(self) -> None:
         put = object.__setattr__  # frozen: the normalised fields are set once, here
@@ -342,15 +345,21 @@ class Position:
         other_hands, pool = _infer_hidden_hand(self.variant, self.other_hands, pool)
         put(self, "other_hands", other_hands)
         put(self, "pool", pool)
+        put(self, "turn", tuple(self.turn))
+        if self.turn:
+            found = turn_problems(self)
+            if found:
+                raise NimmtError(found[0])
 
     @classmethod
     def make(cls, *, players: int, rows: Sequence[Sequence[int]], hand: Sequence[int],
              variant: str = "tactical", placement: str = "normal",
              others: Mapping[int, Sequence[int]] | None = None,
              gone: Sequence[int] = (), scores: Sequence[int] | None = None,
-             taken: Sequence[int] | None = None) -> Position:
+             taken: Sequence[int] | None = None, turn: Sequence[int] = ()) -> Position:
         """Validate and build. ``others`` maps player number (2..) to a known hand;
-        ``taken``: each player's cows taken so far this round (None: not given).
+        ``taken``: each player's cows taken so far this round (None: not given);
+        ``turn`` a half-revealed turn (every player's card, player 1 first).
 
         >>> p = Position.make(players=2, rows=[[3, 7, 12], [14, 16], [19, 20, 21], [23]],
         ...                   hand=[13, 18, 22], gone=[1, 2, 4, 5, 6, 8, 9, 10, 11])
@@ -367,7 +376,7 @@ class Position:
                    tuple(None if others.get(i) is None else tuple(others[i])
                          for i in range(2, players + 1)), tuple(gone),
                    tuple(scores) if scores is not None else (0,) * players,
-                   tuple(taken) if taken is not None else None)
+                   tuple(taken) if taken is not None else None, turn=tuple(turn))
 
     # ---- derived facts
     @property
@@ -442,6 +451,36 @@ class Position:
                          None if before is None else tuple(
                              t + c for t, c in zip(before, outcome.cows)))
         return after, outcome
+
+
+def turn_problems(position: Position) -> list[str]:
+    """What is wrong with ``position.turn`` (a half-revealed turn: every player's card,
+    player 1 first, player 1's card choosing a row now), as one-line messages; empty when
+    it is valid. Pure Python (solver/reference.py): checking a position loads no kernel."""
+    from . import reference
+
+    turn = position.turn
+    fix = "give turn=CARDS, one card per player, yours first (e.g. turn=4,13)"
+    if len(turn) != position.players:
+        return [f"turn={cut(','.join(map(str, turn)))} has {len(turn)} card(s) for "
+                f"{position.players} players; {fix}"]
+    if len(set(turn)) != len(turn):
+        return [f"turn={','.join(map(str, turn))} repeats a card; {fix}"]
+    for i, (card, hand) in enumerate(zip(turn, position.hands)):
+        where = hand if hand is not None else position.pool
+        if card not in where:
+            where_text = "its hand" + ("" if hand is not None else " nor in the pool")
+            return [f"turn: player {i + 1} cannot play {card}: not in {where_text}; {fix}"]
+    mine = turn[0]
+    lower = [c for c in turn if c < mine]
+    rows = [list(r) for r in position.rows]
+    if lower:
+        rows, _ = reference.resolve_turn(rows, sorted(lower), position.professional)
+    if len(reference.options(rows, mine, position.professional)) < 2:
+        return [f"turn={','.join(map(str, turn))}: your card {mine} has one place to go, so "
+                "there is no row to choose; a turn= position is player 1's row choice (a card "
+                "below every row end, or a professional tie): drop turn= or give such a turn"]
+    return []
 
 
 def problems(*, players: Any, rows: Sequence[Sequence[Any]], hand: Sequence[Any],
@@ -578,11 +617,11 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
                          variant=name("variant", "tactical"),
                          placement=name("placement", "normal"), others=others,
                          gone=cards("gone") if "gone" in data else (), scores=scores,
-                         taken=taken)
+                         taken=taken, turn=cards("turn") if "turn" in data else ())
 
 
 _LIST_CHARS = re.compile(r"[0-9,/]+", re.ASCII)
-LIST_KEYS = ("rows", "hand", "gone", "scores", "taken") + HAND_KEYS
+LIST_KEYS = ("rows", "hand", "gone", "scores", "taken", "turn") + HAND_KEYS
 
 
 def parse_position(text: str) -> Position:
@@ -631,6 +670,8 @@ def format_position(position: Position) -> str:
         parts.append(f"scores={cards(position.scores)}")
     if position.taken is not None:
         parts.append(f"taken={cards(position.taken)}")
+    if position.turn:
+        parts.append(f"turn={cards(position.turn)}")
     return " ".join(parts)
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .analysis import DEFAULT_MAX_NODES, UNITS, analyse
+from .botmodel import analyse_bots, is_model, opponent_spec
 from .bots import Decision, make_policy, moment_of, parse_bot, parse_bots, row_choices
 from .draft import DraftPosition
 from .errors import NimmtError, param
@@ -24,7 +25,7 @@ from .review import review_card
 from .rules import Rules, cut
 
 __all__ = ["DRAFT_ONLY", "AnalyseAnswer", "OptionError", "analyse_answer", "bot_answer",
-           "fresh_seed", "parse_turn", "review_answer", "unfinished_json"]
+           "fresh_seed", "with_turn", "review_answer", "unfinished_json"]
 
 # options of nimmt analyse that a draft position does not take
 DRAFT_ONLY = ("opponents", "objective", "memory", "both_sides", "verify")
@@ -39,15 +40,22 @@ def fresh_seed(seed: int | None) -> int:
     return secrets.randbelow(2**31) if seed is None else int(seed)
 
 
-def parse_turn(turn: str) -> list[int]:
-    """``--turn 4,13``: this turn's cards, player 1's first."""
+def with_turn(position: Position, turn: str) -> Position:
+    """``--turn 4,13`` (this turn's cards, player 1's first): the position with its turn=
+    key set, checked like the key; a different turn= already in the position is refused."""
     cards = []
     for item in str(turn).split(","):
         if not (item.isascii() and item.isdigit()):
             raise NimmtError(f"{param('turn')} takes cards as ASCII digits separated by "
                              f"commas, yours first (e.g. 4,13); got {cut(turn)!r}")
         cards.append(int(item))
-    return cards
+    if position.turn and tuple(cards) != position.turn:
+        raise OptionError(f"{param('turn')} {cut(turn)} differs from the position's turn="
+                          f"{','.join(map(str, position.turn))}; give one of them")
+    try:
+        return replace(position, turn=tuple(cards))
+    except NimmtError as e:
+        raise NimmtError(f"{param('turn')} {cut(turn)}: {e}") from None
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,6 @@ def _check_position_options(opponents: str, method: str, both_sides: bool, verif
         raise OptionError(f"{_flags(nash_only)} appl{'ies' if len(nash_only) == 1 else 'y'} "
                           f"only to {param('opponents', 'nash')}; add "
                           f"{param('opponents', 'nash')} or drop {_flags(nash_only)}")
-    if turn is not None and (both_sides or verify):
-        raise OptionError(f"{_flags(['both_sides', 'verify'])} do not apply to "
-                          f"{param('turn')} (a row choice)")
 
 
 def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model.RANDOM,
@@ -124,15 +129,35 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
                               workers, turn, drafters, round_bots, given, progress,
                               exact_progress)
     _check_position_options(opponents, method, both_sides, verify, turn, drafters, round_bots)
-    if objective != "cows" and turn is not None:
-        raise OptionError(f"{param('objective')} applies to the card analysis, not yet to "
-                          f"{param('turn')}; drop one")
     nodes = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
-    if turn is not None:
-        cards = parse_turn(turn)
-        choices = row_choices(position, cards, opponents, max_nodes=nodes, samples=samples,
+    if turn is not None:  # --turn: an alias of the position's turn= key
+        position = with_turn(position, turn)
+    bot = None
+    if not is_model(opponents):
+        try:
+            bot = opponent_spec(opponents)
+        except NimmtError as e:  # a bad bot name or parameter: a usage line
+            raise OptionError(str(e)) from None
+    if bot is not None and objective != "cows":
+        raise OptionError(f"{param('objective')} applies to the models random, worst and "
+                          f"nash, not yet to a bot's; drop one")
+    if position.turn:
+        if both_sides or verify:
+            raise OptionError(f"{_flags(['both_sides', 'verify'])} do not apply to "
+                              f"{param('turn')} (a row choice)")
+        if objective != "cows":
+            raise OptionError(f"{param('objective')} applies to the card analysis, not yet to "
+                              f"a row choice ({param('turn')}); drop one")
+        if bot is not None:
+            raise OptionError(f"{param('turn')} values row choices under the models random, "
+                              f"worst and nash; drop {param('turn')} or use one of them")
+        choices = row_choices(position, None, opponents, max_nodes=nodes, samples=samples,
                               seed=used_seed)
-        return AnalyseAnswer("turn", position, str(opponents), choices, tuple(cards))
+        return AnalyseAnswer("turn", position, str(opponents), choices, tuple(position.turn))
+    if bot is not None:
+        found = analyse_bots(position, bot, method=method, samples=samples, seed=used_seed,
+                             time_limit=time_limit, progress=progress, max_nodes=nodes)
+        return AnalyseAnswer("position", position, str(bot), found)
     result = analyse(position, opponents=opponents, method=method, samples=samples,
                      seed=used_seed, time_limit=time_limit, max_nodes=nodes,
                      progress=progress, memory=memory, workers=workers,

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import engine, turns
-from .analysis import Analysis, analyse
+from .analysis import Analysis
+from .botmodel import analyse_any, is_model, opponent_spec
 from .bots import Moment
 from .errors import NimmtError, SearchStopped
 from .names import Model, Variant
@@ -185,6 +186,15 @@ def _option_label(moment: Moment, option: int) -> str:
     return "right end" if tie == 0 else "left end"
 
 
+def _judge_model(opponents: str) -> str:
+    """The opponent model a review judges against: random, worst, or a bot's name in its
+    canonical form (a bad name or a model review does not take: one line)."""
+    if is_model(opponents) and opponents not in (Model.RANDOM, Model.WORST):
+        raise NimmtError(f"review judges against opponents random or worst, or a bot "
+                         f"(closest, expecti, ...); got {opponents!r}")
+    return opponents if is_model(opponents) else str(opponent_spec(opponents))
+
+
 def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
                 opponents: str = "random", samples: int = 2000, seed: int = 0,
                 time_limit: float | None = None, max_nodes: int = 5_000_000,
@@ -193,8 +203,7 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     """Review every decision of ``seats`` (0-based; default all) from turn ``first_turn``
     of each round on (forced last cards skipped). Ctrl-C stops and returns what was
     reviewed (``complete`` False). ``time_limit``: seconds per analysis."""
-    if opponents not in (Model.RANDOM, Model.WORST):
-        raise NimmtError(f"review judges against opponents random or worst; got {opponents!r}")
+    opponents = _judge_model(opponents)
     rounds = replay(record)
     n = record["players"]
     chosen = tuple(range(n)) if seats is None else tuple(seats)
@@ -206,8 +215,8 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     review = GameReview(record, chosen, str(opponents), total=len(todo))
 
     def judge(position: Position) -> Analysis:
-        return analyse(position, opponents, samples=samples, seed=seed,
-                       time_limit=time_limit, max_nodes=max_nodes)
+        return analyse_any(position, opponents, samples=samples, seed=seed,
+                           time_limit=time_limit, max_nodes=max_nodes)
 
     try:
         for r, t, s in todo:
@@ -235,7 +244,9 @@ def _judge_card(view: Position, card: int, judge: Callable[[Position], Analysis]
         a = judge(view)
         played, best, regret, half = _regret_of(a, card)
         return Decision(round_no, turn_no, seat, "card", str(card), str(a.best.card), played,
-                        best, regret, half, a.method, label_of(regret, half), text)
+                        best, regret, half, a.method, label_of(regret, half), text,
+                        note=("judged by the random model: " + a.reason.split(";")[0]
+                              if a.extra.get("fallback_from") else ""))
     except SearchStopped as e:
         return Decision(round_no, turn_no, seat, "card", str(card), "", None, None, None, None,
                         "", "not reviewed", text, note=str(e).split(";")[0])
@@ -246,14 +257,13 @@ def review_card(position: Position, card: int, opponents: str = "random",
                 max_nodes: int = 5_000_000) -> Decision:
     """One card decision judged as ``review_game`` judges it: player 1 of ``position``
     played ``card`` (round, turn and seat 0: a position alone)."""
-    if opponents not in (Model.RANDOM, Model.WORST):
-        raise NimmtError(f"review judges against opponents random or worst; got {opponents!r}")
+    opponents = _judge_model(opponents)
     if card not in position.hand:
         raise NimmtError(f"card {card} is not in player 1's hand "
                          f"({','.join(map(str, position.hand))})")
     return _judge_card(position, card,
-                       lambda p: analyse(p, opponents, samples=samples, seed=seed,
-                                         time_limit=time_limit, max_nodes=max_nodes),
+                       lambda p: analyse_any(p, opponents, samples=samples, seed=seed,
+                                             time_limit=time_limit, max_nodes=max_nodes),
                        0, 0, 0, format_position(position))
 
 
@@ -316,7 +326,7 @@ def render_text(review: GameReview, tablefmt: str = "simple") -> str:
             f"{rec.get('placement', 'normal')}: "
             + ", ".join(f"{i + 1} {name}" for i, name in enumerate(review.names))
             + f"; opponents {review.opponents} (regret in "
-            + ("expected" if review.opponents == Model.RANDOM else "guaranteed") + " cows)")
+            + ("guaranteed" if review.opponents == Model.WORST else "expected") + " cows)")
     if not review.complete:
         head += f"\nstopped early: {len(review.decisions)} decisions reviewed"
     rows = [[d.round, d.turn, d.seat + 1, d.kind, d.played, d.best, _regret_text(d),

@@ -235,8 +235,9 @@ def test_exact_over_budget_refuses_with_estimate(runner):
 
 
 def test_worst_over_budget_refuses(runner):
+    # --method exact refuses; auto falls back, saying why (tests/test_budgets.py)
     line = assert_one_line_error(invoke(runner, "analyse", "example-standard", "--opponents",
-                                        "worst"))
+                                        "worst", "--method", "exact"))
     assert "--max-nodes" in line
 
 

@@ -356,12 +356,14 @@ def test_exact_over_budget_refuses_with_estimate_and_fix():
     assert "\n" not in message
 
 
-@pytest.mark.parametrize("method", ["auto", "exact"])
-def test_worst_over_budget_refuses(method):
+def test_worst_over_budget_refuses():
     with pytest.raises(BudgetExceeded) as info:
-        analyse(example("example-standard"), opponents="worst", method=method)
+        analyse(example("example-standard"), opponents="worst", method="exact")
     assert "max_nodes" in str(info.value)
     assert "--max-nodes" in cli_message(info.value)
+    # auto falls back (issue 12 item 6; tests/test_budgets.py), saying why
+    fell = analyse(example("example-standard"), opponents="worst", samples=20, seed=1)
+    assert fell.opponents == "random" and fell.extra["fallback_from"] == "worst"
 
 
 def test_auto_with_the_estimate_in_budget_gives_a_result():

@@ -159,7 +159,7 @@ BAD_OPTIONS = [
     (("solve-deal", "--memory", "4"), "'4' has no unit"),
     (("tree", "example", "--format", "text", "--min-probability", "nan"),
      "'nan' is not a finite number"),
-    (("analyse", "example", "--opponents", "x" * 10_000), "is not one of"),
+    (("analyse", "example", "--opponents", "x" * 10_000), "unknown opponents"),
     (("analyse", "example", "y" * 10_000), "unexpected extra argument"),
     (("deal", "--players", "9" * 10_000), "is not a valid integer"),
 ]

@@ -231,9 +231,13 @@ def test_auto_does_not_try_a_hopeless_search():
     assert result.method == "montecarlo" and f"over {HOPELESS}x the budget" in result.reason
 
 
-def test_auto_worst_refuses_a_hopeless_search(runner):
+def test_auto_worst_falls_back_from_a_hopeless_search(runner):
+    """auto falls back to the random model, saying why (issue 12 item 6); exact refuses."""
+    r = invoke(runner, "analyse", nimmt_deal("standard", 4, 2), "--opponents", "worst",
+               "--samples", "20", "--seed", "1")
+    assert r.exit_code == 0 and "fell back to the random model" in r.output
     line = assert_one_line_error(invoke(runner, "analyse", nimmt_deal("standard", 4, 2),
-                                        "--opponents", "worst"))
+                                        "--opponents", "worst", "--method", "exact"))
     assert "--max-nodes" in line
 
 
@@ -286,8 +290,10 @@ def test_nash_plan_fits_k8_in_4g():
 
 
 def test_nash_plan_still_refuses_what_cannot_fit(runner):
+    # --method exact refuses; auto falls back to the random model (tests/test_budgets.py)
     line = assert_one_line_error(invoke(runner, "analyse", nimmt_deal("tactical", 2, 8, 4),
-                                        "--opponents", "nash", "--memory", "512M"))
+                                        "--opponents", "nash", "--memory", "512M",
+                                        "--method", "exact"))
     assert "--memory" in line and "largest k that fits is 7" in line
     with pytest.raises(MemoryExceeded):
         nash.solve_nash(deal_position(Rules("tactical", 2), 8, seed=4), memory=512 * 2**20)

@@ -62,6 +62,7 @@ LAYERS = {
     "solver.play": 6,  # a game at the terminal against bots (issue 14)
     "solver.external": 6,  # bots in another process, over the engine protocol (issue 14)
     "solver.queries": 6,  # analyse / bot / review answers shared by cli and the engine
+    "solver.botmodel": 6,  # opponent models from bots (issue 12 item 4)
     "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
     "puzzles": 6,
     "puzzles.study": 6, "puzzles.studyreport": 6,  # endgame studies (issue 15)
@@ -389,7 +390,9 @@ def choices_of(command: click.Command, option: str) -> list[str]:
 def test_cli_choices_come_from_the_enums():
     commands = cli.cli.commands
     puzzles = commands["puzzles"].commands
-    assert choices_of(commands["analyse"], "opponents") == list(Model)
+    # analyse --opponents: a model (its names from the enum) or a bot (issue 12 item 4)
+    from nimmt.solver.analysis import OPPONENTS
+    assert list(OPPONENTS) == [str(m) for m in Model]
     assert choices_of(commands["analyse"], "method") == list(Method)
     assert choices_of(commands["tree"], "opponents") == list(Model)
     assert choices_of(commands["deal"], "variant") == list(Variant)

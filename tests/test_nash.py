@@ -570,7 +570,8 @@ def test_cli_refuses_over_the_memory_budget(runner):
     text = dealt_text.stdout.strip()
     position = parse_position(text)
     assert position.cards_left == 10 and position.variant == "tactical"
-    line = assert_one_line_error(invoke(runner, "analyse", text, "--opponents", "nash"))
+    line = assert_one_line_error(invoke(runner, "analyse", text, "--opponents", "nash",
+                                        "--method", "exact"))  # auto falls back
     estimate = estimate_states(position)
     assert estimate * BYTES_PER_STATE > 8 * 2**30
     fit = largest_fitting_k(position, 8 * 2**30)
@@ -583,7 +584,7 @@ def test_cli_small_memory_refuses_k8(runner):
     position = dealt("tactical", "normal", 8, 4)
     text = format_position(position)
     line = assert_one_line_error(invoke(runner, "analyse", text, "--opponents", "nash",
-                                 "--memory", "1M"))
+                                 "--memory", "1M", "--method", "exact"))  # auto falls back
     fit = largest_fitting_k(position, 2**20)
     assert fit < 8
     estimate = estimate_states(position)
@@ -713,6 +714,7 @@ def test_torn_entry_is_never_read():
 
 def test_cli_time_limit_is_one_line(runner):
     result = invoke(runner, "analyse", format_position(dealt("tactical", "normal", 7, 45)),
-                    "--opponents", "nash", "--time-limit", "0.000001")
+                    "--opponents", "nash", "--time-limit", "0.000001",
+                    "--method", "exact")  # auto falls back to the random model instead
     assert_one_line_error(result)
     assert "time limit" in result.stderr

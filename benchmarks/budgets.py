@@ -1,0 +1,172 @@
+"""Budgets that hold (issue 12 item 6): per-decision time against a time budget.
+
+    python benchmarks/budgets.py [--seconds 0.2] [--seeds 3] [--old DIR] [--overhead-only]
+
+For every search-backed bot with ``time=T`` (its counted budgets made large, so that the
+time binds) and for ``analyse(time_limit=T)`` (models random and worst, method auto), on
+dealt positions of 2, 3 and 4 players tactical at 10, 8, 6 and 4 cards left: the wall time
+of each decision, as a distribution (median, 95th percentile, max) and the share within
+the bound max(1.1 T, T + 0.05 s). Kernels are loaded before timing (a process's first
+use loads them: about a second, not counted).
+
+``--old DIR``: the same decisions with another checkout's code (e.g. ``git worktree add
+/tmp/nimmt-old 17857c1``), imported in this process, side by side.
+
+The overhead table: the mechanism's cost where the time does not bind (the same counted
+work with no time limit and with a limit far away): Monte Carlo's watched batches, the
+chunked mcs and ismcts kernels, exact search's watcher.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+import time
+
+import numpy as np
+from tabulate import tabulate
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from nimmt.solver import analysis, bots  # noqa: E402
+from nimmt.solver.exact import solve_exact  # noqa: E402
+from nimmt.solver.game import deal_position  # noqa: E402
+from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
+from nimmt.solver.rules import Rules  # noqa: E402
+
+BIG = {"expecti": "samples=1000000000", "paranoid": "samples=1000000000",
+       "nash": "samples=1000000000", "mcs": "playouts=1000000000",
+       "ismcts": "iterations=50000"}
+
+
+def positions(seeds: int) -> list:
+    return [deal_position(Rules("tactical", n), k, seed=s)
+            for n in (2, 3, 4) for k in (10, 8, 6, 4) for s in range(seeds)]
+
+
+def load_checkout(root: str, name: str = "old_solver"):
+    """Another checkout's ``solver`` package under another name (its kernels cache beside
+    its own files), so both run in this process."""
+    init = os.path.join(os.path.abspath(root), "solver", "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[os.path.dirname(init)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return (importlib.import_module(f"{name}.bots"), importlib.import_module(f"{name}.analysis"),
+            importlib.import_module(f"{name}.position"))
+
+
+def deciders(seconds: float, side_bots, side_analysis, convert):
+    """(label, decide(position)) for every bot and analyse model at ``seconds``."""
+    out = []
+    for name in ("expecti", "paranoid", "nash", "mcs", "ismcts"):
+        text = f"{name}:time={seconds:g},{BIG[name]}"
+        bot = side_bots.make_policy(text, seed=1)
+        out.append((f"{name}:time={seconds:g}", lambda p, bot=bot: bot.choose(convert(p))))
+    for model in ("random", "worst"):
+        def run(p, model=model):
+            try:
+                side_analysis.analyse(convert(p), model, time_limit=seconds, seed=1)
+            except Exception as e:  # the old code raises where it does not fit (worst)
+                return type(e).__name__
+            return None
+        out.append((f"analyse {model} --time-limit {seconds:g}", run))
+    return out
+
+
+def timings(seconds: float, seeds: int, side_bots, side_analysis, convert) -> dict:
+    found = {}
+    ps = positions(seeds)
+    for label, decide in deciders(seconds, side_bots, side_analysis, convert):
+        decide(deal_position(Rules("tactical", 2), 3, seed=99))  # load the kernels
+        times, errors = [], 0
+        for p in ps:
+            t0 = time.perf_counter()
+            err = decide(p)
+            if isinstance(err, str):
+                errors += 1
+                continue
+            times.append(time.perf_counter() - t0)
+        found[label] = (np.asarray(times), errors)
+    return found
+
+
+def row(label: str, times: np.ndarray, errors: int, seconds: float, side: str) -> list:
+    bound = max(1.1 * seconds, seconds + 0.05)
+    if not len(times):
+        return [label, side, 0, "", "", "", "", errors]
+    return [label, side, len(times), f"{np.median(times):.3f}",
+            f"{np.quantile(times, 0.95):.3f}", f"{times.max():.3f}",
+            f"{np.mean(times <= bound):.0%}", errors]
+
+
+def overhead_rows(repeats: int) -> list[list]:
+    """The same counted work with no time limit and with one far away (best of repeats)."""
+    far = 80_000.0
+    p2 = deal_position(Rules("tactical", 2), 7, seed=3)
+    p4 = deal_position(Rules("tactical", 4), 8, seed=3)
+    p3 = deal_position(Rules("tactical", 3), 4, seed=2)
+    cases = [
+        ("Monte Carlo 2p k=7, 2,000 samples", lambda t: run_montecarlo(p2, 2000, 1, t)),
+        ("Monte Carlo 4p k=8, 2,000 samples", lambda t: run_montecarlo(p4, 2000, 1, t)),
+        ("mcs 4p k=8, 3,000 playouts",
+         lambda t: bots.make_policy(f"mcs:playouts=3000{',time=' + str(t) if t else ''}",
+                                    seed=1).choose(p4)),
+        ("ismcts 4p k=8, 5,000 iterations",
+         lambda t: bots.make_policy(f"ismcts:iterations=5000{',time=' + str(t) if t else ''}",
+                                    seed=1).choose(p4)),
+        ("exact 3p k=4 (random)", lambda t: solve_exact(p3, "random", time_limit=t)),
+    ]
+    rows = []
+    for label, run in cases:
+        run(None)
+        run(far)
+        best = {None: 1e9, far: 1e9}
+        for _ in range(repeats):
+            for t in (None, far):
+                t0 = time.perf_counter()
+                run(t)
+                best[t] = min(best[t], time.perf_counter() - t0)
+        rows.append([label, f"{best[None]:.4f}", f"{best[far]:.4f}",
+                     f"{best[far] / best[None]:.3f}"])
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=0.2)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--old", metavar="DIR", help="another checkout, side by side")
+    parser.add_argument("--overhead-only", action="store_true")
+    args = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min); seconds={args.seconds:g}\n")
+    print("Overhead where the time does not bind (no limit vs a limit of 80,000 s; best of "
+          f"{args.repeats}):\n")
+    print(tabulate(overhead_rows(args.repeats),
+                   headers=["work", "no limit s", "limit far s", "ratio"], tablefmt="github"))
+    if args.overhead_only:
+        return
+    sides = [("new", bots, analysis, lambda p: p)]
+    if args.old:
+        ob, oa, opos = load_checkout(args.old)
+        sides.insert(0, ("old", ob, oa, lambda p: opos.parse_position(
+            __import__("nimmt.solver.position", fromlist=["x"]).format_position(p))))
+    results = {side: timings(args.seconds, args.seeds, b, a, conv) for side, b, a, conv in sides}
+    rows = []
+    for label in results["new"]:
+        for side in results:
+            times, errors = results[side][label]
+            rows.append(row(label, times, errors, args.seconds, side))
+    bound = max(1.1 * args.seconds, args.seconds + 0.05)
+    print(f"\nDecision wall time at a budget of {args.seconds:g} s (bound {bound:.3f} s), "
+          f"{len(positions(args.seeds))} positions (2-4 players tactical, k = 10, 8, 6, 4):\n")
+    print(tabulate(rows, headers=["decider", "code", "decisions", "median s", "p95 s",
+                                  "max s", "within bound", "errors"], tablefmt="github"))
+
+
+if __name__ == "__main__":
+    main()
