@@ -108,6 +108,9 @@ class Table:
         self.scores = list(scores) if scores is not None else [0] * rules.players
         self.gone: list[int] = []
         self.cows = [0] * rules.players
+        # False for a table set up mid-round whose cows taken before are unknown: the views
+        # then carry no taken= (the win objective refuses them)
+        self.taken_known = True
         self.times: list[list[float]] = [[] for _ in range(rules.players)]
 
     def view(self, seat: int) -> Position:
@@ -120,7 +123,8 @@ class Table:
                              variant=self.rules.variant, placement=self.rules.placement,
                              others=others, gone=self.gone,
                              scores=[self.scores[s] for s in order],
-                             taken=[self.cows[s] for s in order])
+                             taken=([self.cows[s] for s in order] if self.taken_known
+                                    else None))
 
     def _fail(self, seat: int, position: Position, what: str) -> ArenaError:
         return ArenaError(f"bot {self.labels[seat]} (seat {seat + 1}) {what}; position: "

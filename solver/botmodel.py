@@ -322,10 +322,14 @@ def _table_round(position: Position, spec: BotSpec, first: int,
                   scores=position.scores, labels=["player 1"] + [str(spec)] * len(opponents))
     table.rows = position.rows
     table.gone = list(position.gone)
+    taken = position.taken_so_far
+    table.taken_known = taken is not None
+    table.cows = list(taken) if taken is not None else [0] * position.players
+    before = table.cows[0]
     table.play_turn()
-    first_cows = table.cows[0]
+    first_cows = table.cows[0] - before
     table.play(position.cards_left - 1)
-    return table.cows[0], first_cows
+    return table.cows[0] - before, first_cows
 
 
 def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int,
