@@ -557,7 +557,8 @@ def _store_state(entries, values, key, width, lower, upper, cows, control, stats
 
 
 @jit
-def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_cells, entries,
+def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, root_cells,
+           entries,
            values, control, max_nodes, stats, root_value, root_aux):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
     root's cell values and player 1's cows into root_value / root_aux.
@@ -662,7 +663,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_c
                     pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
                              layout, key, order)
                     found, lower, upper, cows = _stored_answer(entries, values, key, width,
-                                                               low, high, not window)
+                                                               low, high, compact)
                     stats[N_HITS] += found
                 if not found:
                     _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
@@ -697,7 +698,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_c
         if k >= memo_from:
             aborted, unreported = _store_state(entries, values, keys[f], width, lower, upper,
                                                cows, control, stats, unreported, k,
-                                               not window)
+                                               compact)
             if aborted:
                 return
         top = f - 1  # back to the parent's leaf
@@ -834,7 +835,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                window: bool = False, workers: int | None = None,
                time_limit: float | None = None,
                progress: Callable[[int], None] | None = None,
-               memo_from: int = MEMO_FROM, spill: str | None = None) -> NashResult:
+               memo_from: int = MEMO_FROM, spill: str | None = None,
+               compact: bool | None = None) -> NashResult:
     """Solve the equilibrium of the rest of the round.
 
     The root's cells (player 1's card, player 2's card) are handed out one at a time
@@ -847,7 +849,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     in compact slots (solver.table; alpha-beta windows keep bounds in full slots); it
     starts from the state estimate and doubles as it fills, within ``memory``; with a
     directory ``spill`` a table past ``memory`` goes on in a memory-mapped file there
-    (the system keeps in memory what it can) instead of stopping.
+    (the system keeps in memory what it can) instead of stopping. ``compact=False``
+    keeps exact values in full slots too (the table before compact slots: tests).
 
     >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -860,7 +863,10 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     p2_hand = position.hands[1]
     assert p2_hand is not None  # check_nash_position: two players, both hands known
     states = estimate_states(position)
-    compact = not window  # alpha-beta windows store bounds: the full slot
+    if compact is None:
+        compact = not window  # alpha-beta windows store bounds: the full slot
+    if compact and window:
+        raise ValueError("a compact table keeps exact values only; windows need compact=False")
     needed = estimate_bytes(position, compact=compact)
     if needed > memory and spill is None:
         k_fit = largest_fitting_k(position, memory)
@@ -876,7 +882,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     spilled = _Spill(spill, largest)
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
             np.asarray(p2_hand, np.int64), position.professional, layout, memo_from,
-            window)
+            window, compact)
     if not _solve.signatures:  # compile or load first: times are the search's
         small = Table(16, width, VALUE_WORDS, compact)
         _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
