@@ -66,8 +66,8 @@ def write_solution(path: str, data: dict) -> None:
 
 
 def _fail(path: str, why: str) -> NimmtError:
-    return NimmtError(f"solution {path}: {why}; give a file written by nimmt solve-deal "
-                      "--output for this position")
+    return NimmtError(f"solution {path}: {why}; give the solution file that nimmt solve-deal "
+                      "wrote for this position")
 
 
 def load_solution(path: str, position: Position) -> NashResult:

@@ -48,10 +48,9 @@ MEMO_FROM = 3
 STATES_AT_4 = 250
 GROWTH_INTO = {5: 21.5, 6: 19.0, 7: 17.0, 8: 7.7}
 STATES_MARGIN = 1.2
-# Those counts include the two-card states, which are no longer stored (MEMO_FROM = 3):
-# they were 60-77% of them at k = 6..7 (README, states per level), so the states kept are
-# estimated as this share of the count (the most kept measured: 40%).
-KEPT_SHARE = 0.5
+# Those counts include the two-card states, which are no longer stored (MEMO_FROM = 3);
+# the share kept grows with k (measured 23-40% at k = 6..7, 51-72% at k = 8: README,
+# states per level), so the whole count stays the estimate of the states kept.
 # Key words of a state (solver.statekey, two known hands): normal and professional.
 KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
 
@@ -763,11 +762,11 @@ def check_nash_position(position: Position) -> None:
 
 def estimate_states(position: Position, cards_left: int | None = None) -> int:
     """Estimated distinct states kept in the table by a solve from ``cards_left`` cards
-    each (measured growth, an upper-ish estimate: see STATES_AT_4 and KEPT_SHARE).
+    each (measured growth, an upper-ish estimate: see STATES_AT_4).
 
     >>> from nimmt.solver.position import load_position
     >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8)]
-    [150, 1041675, 8020898]
+    [300, 2083350, 16041795]
     """
     k = position.cards_left if cards_left is None else cards_left
     states = STATES_AT_4 * STATES_MARGIN
@@ -775,7 +774,7 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
         states *= GROWTH_INTO.get(j, GROWTH_INTO[8])
     for _ in range(k, 4):
         states /= GROWTH_INTO[5]
-    return max(1, math.ceil(states * KEPT_SHARE))
+    return max(1, math.ceil(states))
 
 
 def slot_bytes(position: Position, compact: bool = True) -> int:
