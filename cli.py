@@ -483,13 +483,17 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
               help="Draft positions: the bots that play the round after the draft, one per "
                    "seat or one for all: closest (default), lowkeeper, dumper, random (numba "
                    "kernels), or any search-backed bot (a Python game loop, far slower).")
+@click.option("--solution", default=None, metavar="FILE",
+              help="nash: answer from this position's solution (nimmt solve-deal --output) "
+                   "instead of solving again.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]),
               default="table", show_default=True)
 @seed_option
 def analyse(position: Any, opponents: str, method: str, objective: str, samples: int,
             time_limit: float | None, max_nodes: int | None, memory: int,
             workers: int | None, both_sides: bool, verify: bool, turn: str | None,
-            drafters: str | None, round_bots: str | None, fmt: str, seed: int | None) -> None:
+            drafters: str | None, round_bots: str | None, solution: str | None, fmt: str,
+            seed: int | None) -> None:
     """For each card in hand: the cows it costs you to the end of the round.
 
     Exact search first (auto: within a time budget), Monte Carlo (model random) where
@@ -512,6 +516,9 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     from nimmt.solver.draft import DraftPosition
     from nimmt.solver.queries import OptionError, analyse_answer
 
+    if solution is not None:
+        _analyse_solution(position, solution, opponents, turn, both_sides, verify, fmt)
+        return
     ctx = click.get_current_context()
     given = [name for name in ctx.params
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
@@ -566,6 +573,27 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
 
 
 cli.add_command(analyse, name="analyze")
+
+
+def _analyse_solution(position: Any, path: str, opponents: str, turn: str | None,
+                      both_sides: bool, verify: bool, fmt: str) -> None:
+    """``analyse --solution FILE``: the equilibrium read from a solution file (it must be
+    this position's), rendered as a solve would be."""
+    from nimmt.solver.analysis import from_nash
+    from nimmt.solver.deals import load_solution
+    from nimmt.solver.draft import DraftPosition
+
+    source = click.get_current_context().get_parameter_source("opponents")
+    if opponents != Model.NASH and source != click.core.ParameterSource.DEFAULT:
+        _usage("--solution holds an equilibrium: it goes with --opponents nash (or none)")
+    if isinstance(position, DraftPosition) or turn is not None:
+        _usage("--solution answers a round position's cards; drop --turn or --solution")
+    result = from_nash(position, load_solution(path, position))  # NimmtError: one line
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple",
+                                   show_p2=both_sides, verified=verify))
 
 
 def render_turn(answer, tablefmt: str) -> str:
@@ -831,23 +859,57 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               help="Deck of the dealt position (when none is given).")
 @click.option("--placement", type=choice(*Placement), default=Placement.NORMAL.value,
               show_default=True)
+@click.option("--cards-left", "-k", type=click.IntRange(1, 10), default=10, show_default=True,
+              help="Dealt positions: cards in each hand (below 10, random bots played the "
+                   "turns before).")
+@click.option("--deals", type=click.IntRange(1, 10**6), default=None,
+              help="Solve this many dealt positions (deal i from --seed and i alone) and "
+                   "report the distribution of their values.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="--deals: local processes solving deals side by side.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="--deals on a Dask cluster: its scheduler, e.g. tcp://HOST:8786 (needs "
+                   "nimmt[dask] and the same nimmt on every worker).")
+@click.option("--dask-local", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="--deals on a Dask LocalCluster of N worker processes started for this "
+                   "run (needs nimmt[dask]).")
 @click.option("--memory", type=SizeType(), default="8G", show_default=True,
               help="Memory for the transposition table, with a unit: 8G, 512M (at most the "
                    "machine's RAM).")
+@click.option("--spill", type=click.Path(exists=True, file_okay=False, writable=True),
+              default=None,
+              help="A folder where a table past --memory goes on in a memory-mapped file "
+                   "(solves the whole round instead of the largest k that fits).")
+@click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
+              help="Threads sharing one solve (default: one per core).")
+@click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
+              help="Seconds for one solve; past it the solve fails (an equilibrium needs "
+                   "every root cell).")
+@click.option("--output", "-o", type=OutputPath("the solution is a file for analyse "
+                                                "--solution"), default=None,
+              help="Write the solution (value and both players' root strategies, JSON; "
+                   "with --deals every deal's) to FILE, atomically.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @seed_option
-def solve_deal(position: Position | None, variant: str, placement: str, memory: int, fmt: str,
+def solve_deal(position: Position | None, variant: str, placement: str, cards_left: int,
+               deals: int | None, jobs: int, scheduler: str | None,
+               dask_local: int | None, memory: int, spill: str | None, workers: int | None,
+               time_limit: float | None, output: str | None, fmt: str,
                seed: int | None) -> None:
     """Solve a 2-player deal's equilibrium from its first turn, or say how far it can go.
 
-    Without POSITION, deals a 2-player position with 10 cards each. If the whole round
-    does not fit --memory, it prints the estimated size per cards left, lets random
-    bots play until the largest solvable k, and solves from there.
+    Without POSITION, deals a 2-player position with 10 cards each (--cards-left). If
+    the whole round does not fit --memory (and no --spill folder is given), it prints the
+    estimated size per cards left, lets random bots play until the largest solvable k,
+    and solves from there. --output writes the solution for nimmt analyse --solution.
+    --deals N solves N dealt positions and reports the distribution of their values.
 
     \b
-    Example:
-      nimmt solve-deal --seed 3
+    Examples:
+      nimmt solve-deal --seed 3 -k 7 --output deal3.json
+      nimmt analyse "$(nimmt deal -n 2 -k 7 --seed 3)" --solution deal3.json
+      nimmt solve-deal --deals 20 --seed 1 -k 7
     """
     from nimmt.solver.game import deal_position, play_random_turns
     from nimmt.solver.nash import (
@@ -855,12 +917,24 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         estimate_bytes,
         estimate_states,
         largest_fitting_k,
+        solve_nash,
     )
 
     used = _fresh_seed(seed)
+    if deals is not None:
+        if position is not None:
+            _usage("--deals deals its own positions; drop POSITION or --deals")
+        from nimmt.solver.batch import Backend
+
+        _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
+                     cards_left, memory, spill, workers, output, fmt)
+        return
+    if jobs != 1 or scheduler is not None or dask_local is not None:
+        _usage("--jobs, --scheduler and --dask-local apply to --deals (one solve uses "
+               "--workers threads)")
     dealt = position is None
     if position is None:
-        position = deal_position(Rules(variant, 2, placement), 10, used)
+        position = deal_position(Rules(variant, 2, placement), cards_left, used)
     try:
         check_nash_position(position)  # before any work: 2 players, both hands known
     except NimmtError:
@@ -871,7 +945,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
             + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
             + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
     k = position.cards_left
-    fit = largest_fitting_k(position, memory)
+    fit = largest_fitting_k(position, memory) if spill is None else k
     plan = [{"cards_left": j, "states": estimate_states(position, j),
              "bytes": estimate_bytes(position, j),
              "fits": estimate_bytes(position, j) <= memory}
@@ -880,12 +954,24 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
         _fail("not even one card fits the memory budget; raise --memory")
     start = position
     position = play_random_turns(position, k - fit, used)  # the turns that do not fit
-    from nimmt.solver.analysis import analyse as run
+    from nimmt.solver.analysis import from_nash
+    from nimmt.solver.deals import solution_json, write_solution
 
-    result = run(position, opponents=Model.NASH.value, memory=memory)
+    progress = LazyProgress(fit * fit, "root cells")
+    try:
+        solved = solve_nash(position, memory=memory, workers=workers, time_limit=time_limit,
+                            progress=progress, spill=spill)
+    finally:
+        progress.close()
+    result = from_nash(position, solved)
+    solution = solution_json(position, solved, deal=format_position(start), seed=used,
+                             solved_from=fit)
+    if output:
+        write_solution(output, solution)
     if fmt == "json":
         click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
-                               "solved_from": fit, "analysis": result.to_json()}, indent=2))
+                               "solved_from": fit, "analysis": result.to_json(),
+                               "solution": solution}, indent=2))
         return
     click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
     click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
@@ -897,7 +983,68 @@ def solve_deal(position: Position | None, variant: str, placement: str, memory: 
                    f"(seed {used}) played {plural(k - fit, 'turn')}, solving from "
                    f"{plural(fit, 'card')} left:")
     click.echo("")
-    click.echo(render_analysis(result, "simple"))
+    click.echo(render_analysis(result, "simple", show_p2=True))
+    click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
+               f"table {solved.table_bytes / 2**30:.2f} GiB"
+               + (" (on disk)" if solved.on_disk else "")
+               + f"; exploitability {solved.exploitability:.1e}")
+    if output:
+        click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
+                   f"{output} answers its first turn (POSITION: the position solved)")
+
+
+def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: str,
+                 cards_left: int, memory: int, spill: str | None, workers: int | None,
+                 output: str | None, fmt: str) -> None:
+    """``solve-deal --deals N``: N deals, one unit each (deals.solve_deal_unit); their
+    values' distribution. Ctrl-C stops and reports (and writes) the deals finished."""
+    from nimmt.solver.deals import solve_deals, value_summary, write_solution
+
+    finished: list[dict] = []
+    bar = LazyProgress(count, "deals")
+
+    def done(unit: dict) -> None:
+        finished.append(unit)
+        bar(1)
+
+    interrupted = False
+    try:
+        solve_deals(seed, count, progress=done, backend=backend, variant=variant,
+                    placement=placement, cards_left=cards_left, memory=memory,
+                    workers=workers, spill=spill)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    finished.sort(key=lambda u: u["index"])  # finished in any order: reported in deal order
+    interrupted = interrupted or len(finished) < count  # the batch layer stops on Ctrl-C
+    summary = value_summary([u["value"] for u in finished])
+    batch = {"seed": seed, "deals": count, "finished": len(finished),
+             "complete": len(finished) == count, "variant": variant, "placement": placement,
+             "cards_left": cards_left, "summary": summary, "solutions": finished}
+    if output:
+        write_solution(output, batch)
+    if fmt == "json":
+        click.echo(json.dumps(batch, indent=2))
+    else:
+        click.echo(tabulate([[u["index"], u["solved_from"], f"{u['value']:.4f}",
+                              f"{u['solve']['stored']:,}", f"{u['solve']['seconds']:.1f}",
+                              u["deal"]] for u in finished],
+                            headers=["deal", "solved from k", "value", "states stored", "s",
+                                     "position dealt"], tablefmt="simple"))
+        if finished:
+            click.echo(f"\n{len(finished)} deals (seed {seed}): value (player 1's cows minus "
+                       f"player 2's) mean {summary['mean']:.3f} ± {summary['stderr']:.3f} "
+                       f"(standard error), sd {summary['sd']:.3f}, min {summary['min']:.3f}, "
+                       f"quartiles {summary['q1']:.3f} / {summary['median']:.3f} / "
+                       f"{summary['q3']:.3f}, max {summary['max']:.3f}; player 1 better in "
+                       f"{summary['player_1_better']}, even in {summary['even']}, player 2 "
+                       f"better in {summary['player_2_better']}")
+        if output:
+            click.echo(f"wrote {len(finished)} solutions to {output}")
+    if interrupted:
+        click.echo(f"interrupted after {len(finished)} of {count} deals", err=True)
+        sys.exit(130)
 
 
 # ---------------------------------------------------------------- deal

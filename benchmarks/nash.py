@@ -6,29 +6,38 @@ memory; the growth per card and what a full 10-card solve would cost.
 
     python benchmarks/nash.py [--max-k 8] [--deals 3] [--window-max-k 7]
     python benchmarks/nash.py --compare OLD_CHECKOUT [--ks 6,7] [--deals 3] [--repeat 2]
+    python benchmarks/nash.py --levels 6,7,8 [--deals 3]
+    python benchmarks/nash.py --goal 9 [--memory 8G] [--seed 10]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 ``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
 git worktree of an earlier commit: ``git worktree add /tmp/nimmt-old-nash a7ef167``), each
 in its own process with its own sys.path, alternating, one worker, normal and professional
-placement: states, stored states and seconds side by side (the best of ``--repeat`` runs).
+placement: states, stored states, seconds and peak memory side by side (the best of
+``--repeat`` runs). ``--levels`` prints the distinct states stored per level (cards left
+each) and where a state's bytes go; ``--goal K`` solves one dealt position of K cards each
+within ``--memory`` and prints states, peak memory, seconds and exploitability with the load.
+Each checkout's children compile into their own numba cache folder (they import the
+checkout's ``solver`` package, not the installed ``nimmt.solver``).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 from tabulate import tabulate
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 CHILD = r"""
-import json, os, resource, sys
+import json, os, resource, sys, time
 sys.path.insert(0, sys.argv[5])
 import solver
 assert os.path.samefile(os.path.dirname(solver.__file__), os.path.join(sys.argv[5], "solver"))
@@ -37,25 +46,34 @@ from solver.nash import solve_nash
 from solver.rules import Rules
 k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
+memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
 p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
 solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-r = solve_nash(p, memory=2**40, workers=workers, window=window)
+load = os.getloadavg()[0]
+r = solve_nash(p, memory=memory, workers=workers, window=window)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "saddle": r.saddle_points, "reply": r.best_reply_saddles,
                   "cut": r.bound_cutoffs, "seconds": r.seconds, "peak_mb": peak / 1024,
                   "bytes_per_state": (peak - base) * 1024 / max(1, r.stored),
                   "table_mb": r.table_bytes / 2**20, "cells": r.nodes,
-                  "exploitability": r.exploitability, "value": r.value}))
+                  "exploitability": r.exploitability, "value": r.value,
+                  "levels": list(getattr(r, "levels", ())), "load": load,
+                  "load_after": os.getloadavg()[0], "base_mb": base / 1024}))
 """
 
 
 def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
-          placement: str = "normal") -> dict:
+          placement: str = "normal", memory: int = 2**40) -> dict:
+    root = os.path.abspath(root)
+    cache = os.path.join(tempfile.gettempdir(), "nimmt-bench-numba",
+                         hashlib.sha1(root.encode()).hexdigest()[:12])
     out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
-                                   str(workers), "1" if window else "0", root, placement],
-                                  cwd=os.path.dirname(os.path.abspath(root)))
+                                   str(workers), "1" if window else "0", root, placement,
+                                   str(memory)],
+                                  cwd=os.path.dirname(root),
+                                  env={**os.environ, "NUMBA_CACHE_DIR": cache})
     return json.loads(out)
 
 
@@ -77,14 +95,51 @@ def compare(old_root: str, ks: list[int], deals: int, repeat: int) -> None:
                 rows.append([placement, k, seed, f"{old['states']:,}", f"{new['states']:,}",
                              f"{old['stored']:,}", f"{new['stored']:,}",
                              f"{old['seconds']:.2f}", f"{new['seconds']:.2f}",
-                             f"{new['seconds'] / old['seconds']:.3f}"])
+                             f"{new['seconds'] / old['seconds']:.3f}",
+                             f"{old['peak_mb']:,.0f}", f"{new['peak_mb']:,.0f}"])
                 print(f"{placement} k={k} seed={seed}: done", file=sys.stderr, flush=True)
     rows.append(["all", "", "", "", "", "", "", f"{totals['old']:.2f}",
-                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}"])
+                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}", "", ""])
     print(f"nash, old ({old_root}) and new side by side, one worker, best of {repeat}")
     print(tabulate(rows, headers=["placement", "k", "seed", "states, old", "states, new",
                                   "stored, old", "stored, new", "s, old", "s, new",
-                                  "new / old"], tablefmt="github"))
+                                  "new / old", "peak MB, old", "peak MB, new"],
+                   tablefmt="github"))
+    print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
+
+
+def levels(ks: list[int], deals: int) -> None:
+    """Distinct states stored per level (cards left each), two workers."""
+    rows, top = [], max(ks)
+    for k in ks:
+        for seed in range(10, 10 + deals):
+            r = solve(k, seed, 2)
+            stored = max(1, r["stored"])
+            counts = r["levels"] + [0] * (top + 1 - len(r["levels"]))
+            rows.append([k, seed, f"{r['stored']:,}"]
+                        + [f"{counts[j]:,} ({counts[j] / stored:.0%})" if counts[j] else ""
+                           for j in range(top - 1, 2, -1)]
+                        + [f"{r['seconds']:.1f}", f"{r['peak_mb']:,.0f}",
+                           f"{(r['peak_mb'] - r['base_mb']) * 2**20 / stored:.0f}",
+                           f"{r['load']:.1f}"])
+            print(f"levels k={k} seed={seed}: done", file=sys.stderr, flush=True)
+    print("States stored per level (cards left each; two-card states are solved again, "
+          "not stored), two workers")
+    print(tabulate(rows, headers=["k", "seed", "stored"]
+                   + [f"{j} left" for j in range(top - 1, 2, -1)]
+                   + ["s", "peak MB", "bytes/state", "load"], tablefmt="github"))
+
+
+def goal(k: int, memory: int, seed: int) -> None:
+    """One dealt position of k cards each within ``memory``: the goal's figures."""
+    r = solve(k, seed, 2, memory=memory)
+    print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: "
+          f"{r['stored']:,} states stored ({r['states']:,} searches), {r['seconds']:.0f} s, "
+          f"peak {r['peak_mb'] / 1024:.2f} GiB (table {r['table_mb'] / 1024:.2f} GiB), "
+          f"exploitability {r['exploitability']:.0e}, value {r['value']:.6f}, "
+          f"load {r['load']:.1f} before / {r['load_after']:.1f} after")
+    print("levels (cards left: states):",
+          ", ".join(f"{j}: {n:,}" for j, n in enumerate(r["levels"]) if n))
 
 
 def share(part: int, r: dict) -> str:
@@ -101,7 +156,17 @@ def main() -> None:
                         help="time this checkout against another on the same positions")
     parser.add_argument("--ks", default="6,7", help="--compare: the k to deal")
     parser.add_argument("--repeat", type=int, default=2, help="--compare: runs per side")
+    parser.add_argument("--levels", help="the states per level for these k (6,7,8)")
+    parser.add_argument("--goal", type=int, help="solve one position of this k")
+    parser.add_argument("--memory", default="8", help="--goal: GiB")
+    parser.add_argument("--seed", type=int, default=10, help="--goal: the deal's seed")
     args = parser.parse_args()
+    if args.levels:
+        levels([int(k) for k in args.levels.split(",")], args.deals)
+        return
+    if args.goal:
+        goal(args.goal, int(float(args.memory) * 2**30), args.seed)
+        return
     if args.compare:
         compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat)
         return

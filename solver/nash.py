@@ -25,7 +25,7 @@ from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, par
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
 from .statekey import L_WIDTH, key_width, pack_key, two_hands_layout
-from .table import MAX_LOAD, Table, probe, store
+from .table import MAX_LOAD, Table, compact_cows, probe, probe_compact, store, store_compact
 from .turns import option_count, play_option, sort_turn
 
 __all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",
@@ -36,7 +36,10 @@ __all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_byte
 # and the new one are both alive. The plan (estimate_bytes) computes that table instead.
 BYTES_PER_STATE = 320
 DEFAULT_MEMORY = 8 * 2**30
-MEMO_FROM = 2   # states with fewer cards each are solved again rather than stored (measured)
+# States with fewer cards each are solved again rather than stored (measured, README:
+# the two-card states are 60-75% of a table that keeps them, and solving them again
+# costs no time; keeping the three-card ones too is 3-4 times faster than not)
+MEMO_FROM = 3
 # Distinct states stored, measured on three deals each (benchmarks/nash.py): k=4 196-246,
 # k=5 3,845-5,477, k=6 55-94 thousand, k=7 0.65-1.79 million, k=8 8.6-13.7 million. The
 # estimate: the most at k=4, times the median growth per card (into k cards from k-1;
@@ -45,6 +48,9 @@ MEMO_FROM = 2   # states with fewer cards each are solved again rather than stor
 STATES_AT_4 = 250
 GROWTH_INTO = {5: 21.5, 6: 19.0, 7: 17.0, 8: 7.7}
 STATES_MARGIN = 1.2
+# Those counts include the two-card states, which are no longer stored (MEMO_FROM = 3);
+# the share kept grows with k (measured 23-40% at k = 6..7, 51-72% at k = 8: README,
+# states per level), so the whole count stays the estimate of the states kept.
 # Key words of a state (solver.statekey, two known hands): normal and professional.
 KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
 
@@ -61,6 +67,7 @@ SLACK = 1e-12
 # stats[] slots
 (N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED) = range(9)
 N_SLOTS = 9
+LEVEL_BASE = 16      # stats[LEVEL_BASE + k]: states of k cards each stored (k <= HAND_SIZE)
 ABORT_NODES, ABORT_FULL, ABORT_STOP = 1, 2, 3
 # control[] slots, shared by the workers: stop flag, entries stored, the most entries
 # allowed, and how many stores a worker adds to C_USED at a time (a shared count is
@@ -432,9 +439,15 @@ def _other_card(hand, f, played):
 
 
 @jit_inline
-def _stored_answer(entries, values, key, width, low, high):
+def _stored_answer(entries, values, key, width, low, high, compact):
     """(found, lower, upper, cows) of a state from the table: its exact value, or a
-    bound that answers the window (low, high) (the other side unbounded, cows NaN)."""
+    bound that answers the window (low, high) (the other side unbounded, cows NaN).
+    A ``compact`` table (solver.table) holds exact values only."""
+    if compact:
+        s, found = probe_compact(entries, key, width)
+        if not found:
+            return False, 0.0, 0.0, 0.0
+        return True, values[s, width], values[s, width], compact_cows(entries, s, width)
     s, found = probe(entries, key, width)
     if not found:
         return False, 0.0, 0.0, 0.0
@@ -507,18 +520,26 @@ def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stat
 
 @jit_inline
 def _store_state(entries, values, key, width, lower, upper, cows, control, stats,
-                 unreported):
-    """Store a state's (lower, upper, cows) under ``key``: a new entry, an exact value
-    over a bound, or the tighter of two bounds. Returns (aborted, unreported stores):
+                 unreported, k, compact):
+    """Store a state's (lower, upper, cows) under ``key``, one of ``k`` cards each: a
+    new entry, an exact value over a bound, or the tighter of two bounds (a ``compact``
+    table: exact values only, a state once). Returns (aborted, unreported stores):
     aborted (ABORT_FULL) when the table has no free slot or reached control[C_LIMIT]."""
-    s, found = probe(entries, key, width)
+    if compact:
+        s, found = probe_compact(entries, key, width)
+    else:
+        s, found = probe(entries, key, width)
     if s < 0:  # no free slot: double the table
         control[C_STOP] = ABORT_FULL
         stats[N_ABORTED] = ABORT_FULL
         return True, unreported
     if not found:
-        store(entries, values, s, key, width, lower, upper, cows)
+        if compact:
+            store_compact(entries, values, s, key, width, lower, cows)
+        else:
+            store(entries, values, s, key, width, lower, upper, cows)
         stats[N_STORED] += 1
+        stats[LEVEL_BASE + k] += 1
         unreported += 1
         if unreported >= control[C_EVERY]:  # the shared count, rarely: contended
             control[C_USED] += unreported
@@ -527,6 +548,8 @@ def _store_state(entries, values, key, width, lower, upper, cows, control, stats
                 control[C_STOP] = ABORT_FULL
                 stats[N_ABORTED] = ABORT_FULL
                 return True, unreported
+    elif compact:
+        pass
     elif lower == upper:
         store(entries, values, s, key, width, lower, upper, cows)
     elif not (values[s, width] == values[s, width + 1]
@@ -537,7 +560,8 @@ def _store_state(entries, values, key, width, lower, upper, cows, control, stats
 
 
 @jit
-def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_cells, entries,
+def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, root_cells,
+           entries,
            values, control, max_nodes, stats, root_value, root_aux):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
     root's cell values and player 1's cows into root_value / root_aux.
@@ -642,7 +666,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_c
                     pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
                              layout, key, order)
                     found, lower, upper, cows = _stored_answer(entries, values, key, width,
-                                                               low, high)
+                                                               low, high, compact)
                     stats[N_HITS] += found
                 if not found:
                     _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
@@ -676,7 +700,8 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, root_c
                                           x, y, tableau, stats)
         if k >= memo_from:
             aborted, unreported = _store_state(entries, values, keys[f], width, lower, upper,
-                                               cows, control, stats, unreported)
+                                               cows, control, stats, unreported, k,
+                                               compact)
             if aborted:
                 return
         top = f - 1  # back to the parent's leaf
@@ -710,6 +735,8 @@ class NashResult:
     stored: int = 0              # states in the transposition table
     table_bytes: int = 0         # its final size
     workers: int = 1
+    levels: tuple[int, ...] = ()  # states stored by cards left each: levels[k]
+    on_disk: bool = False        # the table ended in a file (solve_nash's spill)
 
     @property
     def exploitability(self) -> float:
@@ -734,8 +761,8 @@ def check_nash_position(position: Position) -> None:
 
 
 def estimate_states(position: Position, cards_left: int | None = None) -> int:
-    """Estimated distinct states of a solve from ``cards_left`` cards each (measured
-    growth, an upper-ish estimate: see STATES_AT_4).
+    """Estimated distinct states kept in the table by a solve from ``cards_left`` cards
+    each (measured growth, an upper-ish estimate: see STATES_AT_4).
 
     >>> from nimmt.solver.position import load_position
     >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8)]
@@ -750,17 +777,21 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
     return max(1, math.ceil(states))
 
 
-def slot_bytes(position: Position) -> int:
-    return Table.slot_bytes(KEY_PRO if position.professional else KEY_NORMAL, VALUE_WORDS)
+def slot_bytes(position: Position, compact: bool = True) -> int:
+    """Bytes a table slot of this position's solve (``compact``: exact values only, the
+    default search; alpha-beta windows keep bounds)."""
+    return Table.slot_bytes(KEY_PRO if position.professional else KEY_NORMAL, VALUE_WORDS,
+                            compact)
 
 
-def estimate_bytes(position: Position, cards_left: int | None = None) -> int:
+def estimate_bytes(position: Position, cards_left: int | None = None,
+                   compact: bool = True) -> int:
     """Peak memory of the transposition table for a solve from ``cards_left`` cards each:
     the smallest power of two of slots that holds the estimated states at most half
     full, with its half-size predecessor beside it while it doubles."""
     wanted = estimate_states(position, cards_left) / MAX_LOAD
     slots = 1 << max(10, math.ceil(math.log2(max(2, wanted))))
-    return int(1.5 * slot_bytes(position) * slots)
+    return int(1.5 * slot_bytes(position, compact) * slots)
 
 
 def largest_fitting_k(position: Position, memory: int) -> int:
@@ -771,21 +802,44 @@ def largest_fitting_k(position: Position, memory: int) -> int:
     return best
 
 
-def table_slots(position: Position, memory: int) -> tuple[int, int]:
+def table_slots(position: Position, memory: int, compact: bool = True) -> tuple[int, int]:
     """(first, largest) table sizes in slots, powers of two: the first from a quarter of
     the state estimate (an upper estimate: the table doubles as it fills), the largest
     that fits ``memory`` while it doubles (the old and the new table side by side)."""
-    slot = slot_bytes(position)
+    slot = slot_bytes(position, compact)
     largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
     wanted = estimate_states(position) / 4 / MAX_LOAD
     first = 1 << max(10, math.ceil(math.log2(max(16, wanted))))
     return min(first, largest), largest
 
 
+class _Spill:
+    """Where a table of so many slots lives: in memory up to ``largest`` slots, past
+    that in a memory-mapped file in the directory ``where`` (None: never)."""
+
+    def __init__(self, where: str | None, largest: int) -> None:
+        self.where, self.largest = where, largest
+
+    def path(self, slots: int) -> str | None:
+        if self.where is None or slots <= self.largest:
+            return None
+        return os.path.join(self.where, f"nimmt-nash-{os.getpid()}-{slots}.npy")
+
+    def fits(self, slots: int, table: Table) -> bool:
+        """Whether a table of ``slots`` fits the spill directory's free space."""
+        if self.where is None:
+            return False
+        import shutil
+
+        return shutil.disk_usage(self.where).free > slots * table.entries.shape[1] * 8
+
+
 def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**13,
                window: bool = False, workers: int | None = None,
                time_limit: float | None = None,
-               progress: Callable[[int], None] | None = None) -> NashResult:
+               progress: Callable[[int], None] | None = None,
+               memo_from: int = MEMO_FROM, spill: str | None = None,
+               compact: bool | None = None) -> NashResult:
     """Solve the equilibrium of the rest of the round.
 
     The root's cells (player 1's card, player 2's card) are handed out one at a time
@@ -793,7 +847,13 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     one transposition table; the root's matrix game is solved here. ``progress(1)``
     after each cell. ``window=True`` searches with alpha-beta windows (see _next_cell;
     measured slower on these games, benchmarks/nash.py). Ctrl-C stops the workers and
-    re-raises; a ``time_limit`` raises NashStopped.
+    re-raises; a ``time_limit`` raises NashStopped. States with at least ``memo_from``
+    cards each are kept in the table (fewer: solved again). The table keeps exact values
+    in compact slots (solver.table; alpha-beta windows keep bounds in full slots); it
+    starts from the state estimate and doubles as it fills, within ``memory``; with a
+    directory ``spill`` a table past ``memory`` goes on in a memory-mapped file there
+    (the system keeps in memory what it can) instead of stopping. ``compact=False``
+    keeps exact values in full slots too (the table before compact slots: tests).
 
     >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -806,8 +866,12 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     p2_hand = position.hands[1]
     assert p2_hand is not None  # check_nash_position: two players, both hands known
     states = estimate_states(position)
-    needed = estimate_bytes(position)
-    if needed > memory:
+    if compact is None:
+        compact = not window  # alpha-beta windows store bounds: the full slot
+    if compact and window:
+        raise ValueError("a compact table keeps exact values only; windows need compact=False")
+    needed = estimate_bytes(position, compact=compact)
+    if needed > memory and spill is None:
         k_fit = largest_fitting_k(position, memory)
         raise MemoryExceeded(
             f"nash at {position.cards_left} cards each needs about {states:,} states "
@@ -817,18 +881,19 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     k = position.cards_left
     layout = two_hands_layout(position.professional)
     width = key_width(layout)
-    first, largest = table_slots(position, memory)
+    first, largest = table_slots(position, memory, compact)
+    spilled = _Spill(spill, largest)
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
-            np.asarray(p2_hand, np.int64), position.professional, layout, MEMO_FROM,
-            window)
+            np.asarray(p2_hand, np.int64), position.professional, layout, memo_from,
+            window, compact)
     if not _solve.signatures:  # compile or load first: times are the search's
-        small = Table(16, width, VALUE_WORDS)
+        small = Table(16, width, VALUE_WORDS, compact)
         _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
-               np.zeros(4, np.int64), 0, np.zeros(N_SLOTS, np.int64), np.zeros((k, k)),
+               np.zeros(4, np.int64), 0, np.zeros(STATS_STRIDE, np.int64), np.zeros((k, k)),
                np.zeros((k, k)))
-    table = Table(first, width, VALUE_WORDS)
+    table = Table(first, width, VALUE_WORDS, compact, spilled.path(first))
     control = np.zeros(4, np.int64)
-    stats = np.zeros(N_SLOTS, np.int64)
+    stats = np.zeros(STATS_STRIDE, np.int64)
     values, aux = np.zeros((k, k)), np.zeros((k, k))
     todo = [(i, j) for j in range(k) for i in range(k)][::-1]  # popped from the end
     lock = threading.Lock()
@@ -859,7 +924,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
             _solve(*args, cell, table.entries, table.values, control,
                    max(0, max_nodes - int(stats[N_CELLS])), own, cell_values, cell_aux)
             with lock:
-                stats[:] += own[:N_SLOTS]
+                stats[:] += own
                 if own[N_ABORTED]:
                     todo.append((i, j))
                     return
@@ -869,45 +934,52 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                 progress(1)
 
     start = time.perf_counter()
-    while todo:
-        stats[N_ABORTED] = 0
-        control[C_LIMIT] = int(MAX_LOAD * table.slots)
-        control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
-        # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
-        # finished while it still runs (CPython 3.11), and the next join returns at once.
-        finished = [threading.Event() for _ in range(workers)]
-        for done in finished:
-            threading.Thread(target=work, args=(done,), daemon=True).start()
-        try:
+    try:
+        while todo:
+            stats[N_ABORTED] = 0
+            control[C_LIMIT] = int(MAX_LOAD * table.slots)
+            control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
+            # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
+            # finished while it still runs (CPython 3.11), and the next join returns at once.
+            finished = [threading.Event() for _ in range(workers)]
             for done in finished:
-                while not done.wait(0.05):
-                    if time_limit is not None and time.perf_counter() - start > time_limit:
-                        control[C_STOP] = ABORT_STOP
-        except KeyboardInterrupt:
-            control[C_STOP] = ABORT_STOP
-            for done in finished:
-                done.wait()
-            raise
-        if failures:
-            raise failures[0]
-        if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
-            if 2 * table.slots > largest:
-                raise MemoryExceeded(
-                    f"nash: the transposition table filled {param('memory')} "
-                    f"({memory / 2**30:.2f} GiB) after {int(control[C_USED]):,} states; raise "
-                    f"{param('memory', beside=True)} or analyse a later position")
-            table = table.doubled()
-            control[C_STOP] = 0
-        elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
-            raise NashStopped(
-                f"nash stopped at the time limit ({time_limit:g} s) with {solved[0]} of "
-                f"{k * k} root cells solved; an equilibrium needs them all: allow more time "
-                f"({param('time_limit', beside=True)}) or analyse a later position",
-                "time limit",
-                cards_total=k * k, nodes=int(stats[N_CELLS]),
-                seconds=time.perf_counter() - start)
-        elif todo:
-            raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+                threading.Thread(target=work, args=(done,), daemon=True).start()
+            try:
+                for done in finished:
+                    while not done.wait(0.05):
+                        if time_limit is not None and time.perf_counter() - start > time_limit:
+                            control[C_STOP] = ABORT_STOP
+            except KeyboardInterrupt:
+                control[C_STOP] = ABORT_STOP
+                for done in finished:
+                    done.wait()
+                raise
+            if failures:
+                raise failures[0]
+            if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
+                if 2 * table.slots > largest and not spilled.fits(2 * table.slots, table):
+                    where = (f"{param('memory')} ({memory / 2**30:.2f} GiB)" if spill is None
+                             else f"the free disk space in {spill}")
+                    raise MemoryExceeded(
+                        f"nash: the transposition table filled {where} after "
+                        f"{int(control[C_USED]):,} states; raise {param('memory', beside=True)}"
+                        + (" or give a spill directory" if spill is None else "")
+                        + " or analyse a later position")
+                table = table.doubled(spilled.path(2 * table.slots))
+                control[C_STOP] = 0
+            elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
+                raise NashStopped(
+                    f"nash stopped at the time limit ({time_limit:g} s) with {solved[0]} of "
+                    f"{k * k} root cells solved; an equilibrium needs them all: allow more time "
+                    f"({param('time_limit', beside=True)}) or analyse a later position",
+                    "time limit",
+                    cards_total=k * k, nodes=int(stats[N_CELLS]),
+                    seconds=time.perf_counter() - start)
+            elif todo:
+                raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+    finally:
+        table_bytes, on_disk = table.nbytes, table.path is not None
+        table.close()
     seconds = time.perf_counter() - start
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     value, pure = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
@@ -919,4 +991,5 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
                       int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
-                      values, int(control[C_USED]), table.nbytes, workers)
+                      values, int(control[C_USED]), table_bytes, workers,
+                      tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), on_disk)

@@ -20,6 +20,19 @@ Use::
 ``store`` writes the first ``value_words`` of its three values. Callers keep the load
 at most MAX_LOAD (linear probing keeps its chains short) and double the table
 (``Table.doubled``) past it; every whole entry moves.
+
+The *compact* slot (``Table(..., compact=True)``, the equilibrium's exact values) holds
+one exact value and a cow count in two words::
+
+    | key word 0 .. width-1 | value (float64) | check (high 32 bits) | cows (low 32) |
+
+the cows as a fixed-point count (COWS_SCALE units a cow: each store rounds by at most
+half a unit, 2**-24 of a cow, a count up to 2**31 / COWS_SCALE = 256 cows; the value is
+kept to the bit), the check a 32-bit hash of the key, the value and the cows, never 0,
+written last (``probe_compact``, ``store_compact``, ``compact_cows``).
+
+A table may live in a file instead of memory (``Table(..., path=FILE)``: a numpy
+memory map; the system pages it out to that file when memory runs short).
 """
 from __future__ import annotations
 
@@ -31,6 +44,9 @@ EMPTY = 0        # key word 0 of a free slot
 MAX_LOAD = 0.5   # callers double the table past this load
 _MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 _MIX_SEED = 0x2545F4914F6CDD1D
+COMPACT_VALUE_WORDS = 2      # a compact slot: the value, then (check, cows) in one word
+COWS_SCALE = float(2**23)    # compact cows: fixed point, this many units a cow
+LOW32 = 0xFFFFFFFF
 
 
 @jit_inline
@@ -84,6 +100,71 @@ def store(entries, values, s, key, width, first, second, third):
     entries[s, width + value_words] = check_word(entries, s, key, width)
 
 
+@jit_inline
+def _mix(h, w):
+    h = (h ^ w) * _MULTIPLIER
+    return h ^ (h >> 31)
+
+
+@jit_inline
+def compact_check(entries, s, key, width):
+    """The 32-bit check of compact slot s (``key``, its value word and its cows): never 0."""
+    h = _MIX_SEED
+    for i in range(width):
+        h = _mix(h, key[i])
+    h = _mix(h, entries[s, width])
+    h = _mix(h, entries[s, width + 1] & LOW32)
+    return ((h >> 32) & LOW32) | 1
+
+
+@jit_inline
+def _slot_of(entries, key, width):
+    h = 0
+    for i in range(width):
+        h = (h ^ key[i]) * _MULTIPLIER
+        h ^= h >> 29
+    return (h ^ (h >> 32)) & (entries.shape[0] - 1)
+
+
+@jit_inline
+def probe_compact(entries, key, width):
+    """``probe`` for a compact table."""
+    mask = entries.shape[0] - 1
+    s = _slot_of(entries, key, width)
+    for _ in range(entries.shape[0]):
+        if entries[s, 0] == EMPTY:
+            return s, False
+        same = True
+        for i in range(width):
+            if entries[s, i] != key[i]:
+                same = False
+                break
+        if same and (entries[s, width + 1] >> 32) & LOW32 == compact_check(entries, s, key,
+                                                                            width):
+            return s, True
+        s = (s + 1) & mask
+    return -1, False
+
+
+@jit_inline
+def store_compact(entries, values, s, key, width, value, cows):
+    """Store ``key``, its exact ``value`` and player 1's ``cows`` (>= 0, rounded to
+    1 / COWS_SCALE) in compact slot s, the check last."""
+    entries[s, width + 1] = 0          # no check: not whole while it is written
+    for i in range(width):
+        entries[s, i] = key[i]
+    values[s, width] = value
+    fixed = np.int64(cows * COWS_SCALE + 0.5) & LOW32
+    entries[s, width + 1] = fixed
+    entries[s, width + 1] = (compact_check(entries, s, key, width) << 32) | fixed
+
+
+@jit_inline
+def compact_cows(entries, s, width):
+    """Player 1's cows stored in compact slot s."""
+    return (entries[s, width + 1] & LOW32) / COWS_SCALE
+
+
 @jit
 def rehash(entries, new_entries, width):
     """Move every whole entry into a (bigger) table."""
@@ -97,8 +178,34 @@ def rehash(entries, new_entries, width):
 
 
 @jit
+def rehash_compact(entries, new_entries, width):
+    """``rehash`` for compact tables."""
+    for s in range(entries.shape[0]):
+        if entries[s, 0] != EMPTY:
+            key = entries[s, :width]
+            if (entries[s, width + 1] >> 32) & LOW32 == compact_check(entries, s, key, width):
+                t, _ = probe_compact(new_entries, key, width)
+                new_entries[t, :] = entries[s, :]
+
+
+@jit
 def _probe(entries, key, width):
     return probe(entries, key, width)
+
+
+@jit
+def _probe_compact(entries, key, width):
+    return probe_compact(entries, key, width)
+
+
+@jit
+def _store_compact(entries, values, s, key, width, value, cows):
+    store_compact(entries, values, s, key, width, value, cows)
+
+
+@jit
+def _compact_cows(entries, s, width):
+    return compact_cows(entries, s, width)
 
 
 @jit
@@ -108,22 +215,31 @@ def _store(entries, values, s, key, width, first, second, third):
 
 class Table:
     """A table of ``slots`` (a power of two) entries of ``width`` key words and
-    ``value_words`` (1..3) float values. Allocated zeroed by numpy: the system commits
-    its pages as they are touched, and numpy asks for huge pages for big arrays (fewer
-    TLB misses on random probes)."""
+    ``value_words`` (1..3) float values, or compact slots (``compact``: an exact value
+    and cows). Allocated zeroed by numpy: the system commits its pages as they are
+    touched, and numpy asks for huge pages for big arrays (fewer TLB misses on random
+    probes). With ``path`` the table is a memory-mapped file there instead (created,
+    zeroed; removed by ``close``)."""
 
-    def __init__(self, slots: int, width: int, value_words: int = 3) -> None:
+    def __init__(self, slots: int, width: int, value_words: int = 3, compact: bool = False,
+                 path: str | None = None) -> None:
         if slots < 1 or slots & (slots - 1) or not 1 <= value_words <= 3:
             raise ValueError(f"a table needs a power of two of slots and 1..3 value words, "
                              f"not {slots} and {value_words}")
-        self.entries = np.zeros((slots, width + value_words + 1), np.int64)
-        self.values = self.entries.view(np.float64)
         self.width = width
-        self.value_words = value_words
+        self.compact = compact
+        self.value_words = COMPACT_VALUE_WORDS if compact else value_words
+        self.path = path
+        shape = (slots, self.slot_bytes(width, value_words, compact) // 8)
+        if path is None:
+            self.entries = np.zeros(shape, np.int64)
+        else:
+            self.entries = np.lib.format.open_memmap(path, "w+", np.int64, shape)
+        self.values = self.entries.view(np.float64)
 
     @staticmethod
-    def slot_bytes(width: int, value_words: int = 3) -> int:
-        return 8 * (width + value_words + 1)
+    def slot_bytes(width: int, value_words: int = 3, compact: bool = False) -> int:
+        return 8 * (width + (COMPACT_VALUE_WORDS if compact else value_words + 1))
 
     @property
     def slots(self) -> int:
@@ -133,21 +249,40 @@ class Table:
     def nbytes(self) -> int:
         return self.entries.nbytes
 
-    def doubled(self) -> Table:
-        bigger = Table(2 * self.slots, self.width, self.value_words)
-        rehash(self.entries, bigger.entries, self.width)
+    def doubled(self, path: str | None = None) -> Table:
+        """A table twice the size with every whole entry (in ``path`` when given); this
+        one is closed."""
+        bigger = Table(2 * self.slots, self.width, self.value_words, self.compact, path)
+        (rehash_compact if self.compact else rehash)(self.entries, bigger.entries, self.width)
+        self.close()
         return bigger
+
+    def close(self) -> None:
+        """Drop the entries (and the file of a memory-mapped table)."""
+        import os
+
+        if self.path is not None and os.path.exists(self.path):
+            del self.values
+            mapped = self.entries
+            self.entries = np.zeros((0, mapped.shape[1]), np.int64)
+            self.values = self.entries.view(np.float64)
+            del mapped
+            os.remove(self.path)
 
     # Python access (tests, tools): the kernels call probe and store directly.
     def find(self, key) -> tuple[int, bool]:
-        s, found = _probe(self.entries, np.asarray(key, np.int64), self.width)
+        probe_ = _probe_compact if self.compact else _probe
+        s, found = probe_(self.entries, np.asarray(key, np.int64), self.width)
         return int(s), bool(found)
 
     def get(self, key) -> tuple[float, ...] | None:
-        """The stored values of ``key``, or None."""
+        """The stored values of ``key`` (compact: the value and the cows), or None."""
         s, found = self.find(key)
         if not found:
             return None
+        if self.compact:
+            return (float(self.values[s, self.width]),
+                    float(_compact_cows(self.entries, s, self.width)))
         return tuple(float(v) for v in self.values[s, self.width:self.width + self.value_words])
 
     def put(self, key, *stored: float) -> int:
@@ -156,7 +291,10 @@ class Table:
             raise ValueError(f"this table keeps {self.value_words} values, not {len(stored)}")
         s, _ = self.find(key)
         if s >= 0:
-            padded = list(stored) + [0.0] * (3 - len(stored))
-            _store(self.entries, self.values, s, np.asarray(key, np.int64), self.width,
-                   *padded)
+            key = np.asarray(key, np.int64)
+            if self.compact:
+                _store_compact(self.entries, self.values, s, key, self.width, *stored)
+            else:
+                padded = list(stored) + [0.0] * (3 - len(stored))
+                _store(self.entries, self.values, s, key, self.width, *padded)
         return s

@@ -54,6 +54,7 @@ LAYERS = {
     "solver.line": 4, "solver.tree": 4, "solver.game": 4, "solver.render": 4,
     # every search result adapted into Analysis
     "solver.analysis": 5,
+    "solver.deals": 5,  # solved deals: solution files, one deal a unit (issue 17)
     # bots: the one policy interface, search-backed bots built on analysis
     "solver.bots": 5,
     # whole games between bots (the arena); puzzles use the solver

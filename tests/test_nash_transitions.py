@@ -262,24 +262,25 @@ def test_store_state_and_stored_answer():
     e, v = table.entries, table.values
     control = np.zeros(4, np.int64)
     control[nash.C_EVERY], control[nash.C_LIMIT] = 1, 100
-    stats = np.zeros(nash.N_SLOTS, np.int64)
+    stats = np.zeros(nash.STATS_STRIDE, np.int64)
     key = np.array([1, 2, 3], np.int64)
-    assert nash._stored_answer(e, v, key, 3, -math.inf, math.inf) == (False, 0.0, 0.0, 0.0)
+    assert nash._stored_answer(e, v, key, 3, -math.inf, math.inf, False) == \
+        (False, 0.0, 0.0, 0.0)
     # a bound (upper 1.0) answers a window above it, not one around it
-    assert nash._store_state(e, v, key, 3, -math.inf, 1.0, math.nan, control, stats, 0) == \
-        (False, 0)
+    assert nash._store_state(e, v, key, 3, -math.inf, 1.0, math.nan, control, stats, 0, 3,
+                             False) == (False, 0)
     assert stats[nash.N_STORED] == 1 and control[nash.C_USED] == 1
-    found, lower, upper, cows = nash._stored_answer(e, v, key, 3, 2.0, 5.0)
+    found, lower, upper, cows = nash._stored_answer(e, v, key, 3, 2.0, 5.0, False)
     assert found and (lower, upper) == (-math.inf, 1.0) and math.isnan(cows)
-    assert not nash._stored_answer(e, v, key, 3, 0.0, 5.0)[0]
+    assert not nash._stored_answer(e, v, key, 3, 0.0, 5.0, False)[0]
     # a second bound: the tighter of both; then an exact value replaces it
-    nash._store_state(e, v, key, 3, 0.0, 2.0, math.nan, control, stats, 0)
+    nash._store_state(e, v, key, 3, 0.0, 2.0, math.nan, control, stats, 0, 3, False)
     assert table.get(key)[:2] == (0.0, 1.0)
-    nash._store_state(e, v, key, 3, 0.5, 0.5, 3.0, control, stats, 0)
-    assert nash._stored_answer(e, v, key, 3, 9.0, 10.0) == (True, 0.5, 0.5, 3.0)
+    nash._store_state(e, v, key, 3, 0.5, 0.5, 3.0, control, stats, 0, 3, False)
+    assert nash._stored_answer(e, v, key, 3, 9.0, 10.0, False) == (True, 0.5, 0.5, 3.0)
     assert stats[nash.N_STORED] == 1
     # the entry limit stops the search
     control[nash.C_LIMIT] = 2
     aborted, unreported = nash._store_state(e, v, np.array([4, 5, 6], np.int64), 3, 1.0, 1.0,
-                                            1.0, control, stats, 0)
+                                            1.0, control, stats, 0, 3, False)
     assert aborted and unreported == 0 and control[nash.C_STOP] == nash.ABORT_FULL

@@ -1,0 +1,179 @@
+"""Solved two-player deals (issue 17): the solution file, one deal as one unit of work,
+and many deals' values.
+
+A *solution* is a solved equilibrium (solver.nash) of one position written as JSON
+(docs/DESIGN.md, "Deal solutions"): the position, the value, both players' root
+strategies and every root cell, so that ``nimmt analyse POSITION --solution FILE``
+answers that position's first-turn questions without solving again. ``load_solution``
+refuses a file made for another position, and one whose strategies do not give back
+its value (best responses against both, from its own cells).
+
+``solve_deal_unit(seed, i, ...)`` is one deal of a batch: deal i is dealt from
+``deal_seed(seed, i)`` alone, so a batch's deals do not depend on how (or on how many
+processes) they are run; ``solve_deals`` runs units in-process or in local processes.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .batch import Backend, run_units
+from .errors import NimmtError
+from .fileio import atomic_write_text, read_json
+from .game import deal_position, play_random_turns
+from .nash import DEFAULT_MEMORY, NashResult, largest_fitting_k, solve_nash
+from .position import Position, format_position, parse_position
+from .rules import HAND_SIZE, Rules
+
+__all__ = ["SOLUTION_FORMAT", "deal_seed", "load_solution", "solution_json", "solve_deal_unit",
+           "solve_deals", "value_summary", "write_solution"]
+
+SOLUTION_FORMAT = "nimmt-deal-solution/1"
+SOLUTION_LIMIT = 16 * 2**20   # bytes: a solution is a few kilobytes
+CONSISTENT = 1e-9             # a file's strategies must give back its value this closely
+
+
+def solution_json(position: Position, r: NashResult, **about: Any) -> dict:
+    """The solution file's JSON for ``r``, the equilibrium of ``position`` (``about``:
+    extra fields, e.g. the deal's seed)."""
+    return {"format": SOLUTION_FORMAT, "position": format_position(position),
+            "cards_left": position.cards_left, "value": r.value,
+            "p1_expected_cows": r.p1_cows, "p2_expected_cows": r.p2_cows,
+            "p1_strategy": [{"card": c, "frequency": f, "value": v}
+                            for c, f, v in zip(r.p1_cards, r.p1_frequency, r.p1_ev)],
+            "p2_strategy": [{"card": c, "frequency": f, "value": v}
+                            for c, f, v in zip(r.p2_cards, r.p2_frequency, r.p2_ev)],
+            "matrix": [[float(v) for v in row] for row in r.matrix],
+            "exploitability": r.exploitability,
+            "solve": {"states": r.states, "stored": r.stored, "levels": list(r.levels),
+                      "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
+                      "best_reply_saddles": r.best_reply_saddles,
+                      "bound_cutoffs": r.bound_cutoffs, "cells": r.nodes,
+                      "seconds": r.seconds, "table_bytes": r.table_bytes,
+                      "workers": r.workers, "on_disk": r.on_disk},
+            **about}
+
+
+def write_solution(path: str, data: dict) -> None:
+    """Write a solution (or a batch of them) atomically."""
+    import json
+
+    atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def _fail(path: str, why: str) -> NimmtError:
+    return NimmtError(f"solution {path}: {why}; give the solution file that nimmt solve-deal "
+                      "wrote for this position")
+
+
+def load_solution(path: str, position: Position) -> NashResult:
+    """The equilibrium stored in the solution file ``path`` for ``position``. Raises
+    NimmtError (one line) for an unreadable file, another format, another position, or
+    strategies that do not give back the value from the file's own cells."""
+    data = read_json(path, "solution", SOLUTION_LIMIT)
+    if not isinstance(data, dict) or data.get("format") != SOLUTION_FORMAT:
+        raise _fail(path, f"not a deal solution (format {SOLUTION_FORMAT} expected)")
+    try:
+        solved = parse_position(str(data["position"]))
+        p1 = [(int(c["card"]), float(c["frequency"])) for c in data["p1_strategy"]]
+        p2 = [(int(c["card"]), float(c["frequency"])) for c in data["p2_strategy"]]
+        matrix = np.array(data["matrix"], dtype=np.float64)
+        value = float(data["value"])
+        p1_cows = float(data["p1_expected_cows"])
+        solve = data.get("solve", {})
+    except (KeyError, TypeError, ValueError, NimmtError) as e:
+        raise _fail(path, f"a field is missing or malformed ({type(e).__name__}: {e})") from None
+    if format_position(solved) != format_position(position):
+        raise _fail(path, f"it solves another position ({format_position(solved)})")
+    k = len(p1)
+    if (matrix.shape != (k, k) or len(p2) != k or not np.isfinite(matrix).all()
+            or [c for c, _ in p1] != list(position.hand)
+            or [c for c, _ in p2] != list(position.hands[1] or ())):
+        raise _fail(path, "its strategies or cells do not match the position's hands")
+    x, y = np.array([f for _, f in p1]), np.array([f for _, f in p2])
+    p1_ev, p2_ev = matrix @ y, x @ matrix
+    r = NashResult(value, tuple(c for c, _ in p1), tuple(c for c, _ in p2), tuple(map(float, x)),
+                   tuple(map(float, y)), tuple(map(float, p1_ev)), tuple(map(float, p2_ev)),
+                   p1_cows, p1_cows - value, int(solve.get("states", 0)),
+                   int(solve.get("matrix_games", 0)), int(solve.get("saddle_points", 0)),
+                   int(solve.get("best_reply_saddles", 0)), int(solve.get("bound_cutoffs", 0)),
+                   int(solve.get("cells", 0)), float(solve.get("seconds", 0.0)), matrix,
+                   int(solve.get("stored", 0)), int(solve.get("table_bytes", 0)),
+                   int(solve.get("workers", 1)), tuple(solve.get("levels", ())),
+                   bool(solve.get("on_disk", False)))
+    if (not math.isclose(x.sum(), 1.0, abs_tol=CONSISTENT)
+            or not math.isclose(y.sum(), 1.0, abs_tol=CONSISTENT)
+            or (x < -CONSISTENT).any() or (y < -CONSISTENT).any()
+            or not r.exploitability <= CONSISTENT):
+        raise _fail(path, f"its strategies do not give back its value (exploitability "
+                          f"{r.exploitability:.1e})")
+    return r
+
+
+def deal_seed(seed: int, i: int) -> int:
+    """The seed of deal ``i`` of a batch seeded ``seed``: a function of both alone
+    (numpy's SeedSequence of (seed, i), 32 bits)."""
+    return int(np.random.SeedSequence([seed, i]).generate_state(1, np.uint32)[0])
+
+
+def solve_deal_unit(seed: int, i: int, variant: str = "tactical", placement: str = "normal",
+                    cards_left: int = HAND_SIZE, memory: int = DEFAULT_MEMORY,
+                    workers: int | None = None, spill: str | None = None) -> dict:
+    """Deal i of the batch ``seed``: a 2-player deal with ``cards_left`` cards each
+    (random bots played the turns before, game.deal_position), then, when that does not
+    fit ``memory``, random bots (seeded by the deal) play on to the largest k that
+    fits; solved there. Returns its solution JSON with ``deal``, ``seed``, ``index``,
+    ``deal_seed`` and ``solved_from`` (the cards left each where it was solved)."""
+    own = deal_seed(seed, i)
+    dealt = deal_position(Rules(variant, 2, placement), cards_left, own)
+    fit = largest_fitting_k(dealt, memory) if spill is None else dealt.cards_left
+    if fit == 0:
+        raise NimmtError("not even one card fits the memory budget; raise memory")
+    position = play_random_turns(dealt, dealt.cards_left - fit, own)
+    r = solve_nash(position, memory=memory, workers=workers, spill=spill)
+    return solution_json(position, r, deal=format_position(dealt), seed=seed, index=i,
+                         deal_seed=own, solved_from=position.cards_left)
+
+
+def _solve_indexed(seed: int, options: dict, i: int) -> dict:
+    """One unit of a batch: deal i of the batch ``seed`` (picklable for any backend)."""
+    return solve_deal_unit(seed, i, **options)
+
+
+def solve_deals(seed: int, count: int, jobs: int = 1,
+                progress: Callable[[dict], None] | None = None,
+                backend: Backend | None = None, **unit: Any) -> list[dict]:
+    """Deals 0..count-1 of the batch ``seed`` (``unit``: solve_deal_unit's options), in
+    order of i, through the batch layer (``solver.batch``): ``backend``, else ``jobs``
+    local processes (1: this process). Each result is the same whichever way it is run.
+    ``progress(result)`` after each deal; Ctrl-C returns the deals finished."""
+    def told(index: int, result: dict) -> None:
+        if progress:
+            progress(result)
+
+    run = run_units(partial(_solve_indexed, seed, unit), range(count),
+                    backend or Backend(jobs), on_result=told)
+    return run.ordered()
+
+
+def value_summary(values: Sequence[float]) -> dict:
+    """Mean, its standard error, spread and quartiles of deal values (player 1's cows
+    minus player 2's: negative favours player 1)."""
+    n = len(values)
+    if n == 0:
+        return {"deals": 0}
+    ordered = sorted(values)
+    quartiles = statistics.quantiles(ordered, n=4) if n > 1 else [ordered[0]] * 3
+    sd = statistics.stdev(ordered) if n > 1 else 0.0
+    return {"deals": n, "mean": statistics.fmean(ordered), "stderr": sd / math.sqrt(n),
+            "sd": sd, "min": ordered[0], "q1": quartiles[0], "median": quartiles[1],
+            "q3": quartiles[2], "max": ordered[-1],
+            "player_1_better": sum(v < 0 for v in ordered),
+            "even": sum(v == 0 for v in ordered),
+            "player_2_better": sum(v > 0 for v in ordered)}
+
