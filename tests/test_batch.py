@@ -150,6 +150,20 @@ def test_study_is_the_same_on_every_backend(runner, scheduler, tmp_path):
     assert len(json.loads(outputs[0])["positions"]) == 6
 
 
+def test_solve_deal_batches_are_the_same_on_every_backend(runner, scheduler):
+    """solve-deal --deals: its local processes are --jobs (--workers is one solve's threads)."""
+    args = ["solve-deal", "--deals", "3", "--cards-left", "3", "--seed", "4", "--workers", "1",
+            "--format", "json"]
+    outputs = []
+    for flags in (["--jobs", "1"], ["--jobs", "2"], ["--scheduler", scheduler]):
+        result = invoke(runner, *args, *flags)
+        assert_ok(result)
+        outputs.append(canonical(result.stdout))
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+    batch_json = json.loads(outputs[0])
+    assert batch_json["finished"] == 3 and [u["index"] for u in batch_json["solutions"]] == [0, 1, 2]
+
+
 def test_dask_local_starts_its_own_cluster(runner):
     args = ["simulate", "--players", "2", "--bots", "random,closest", "--games", "3000",
             "--seed", "4", "--format", "json"]
