@@ -516,9 +516,6 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     from nimmt.solver.draft import DraftPosition
     from nimmt.solver.queries import OptionError, analyse_answer
 
-    if solution is not None:
-        _analyse_solution(position, solution, opponents, turn, both_sides, verify, fmt)
-        return
     ctx = click.get_current_context()
     given = [name for name in ctx.params
              if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
@@ -548,6 +545,7 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
             time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
             both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
             round_bots=round_bots, given=given, objective=objective,
+            solution=solution,
             progress=sampled if not draft and opponents != Model.NASH else progress,
             exact_progress=exact_bar)
     except OptionError as e:
@@ -573,27 +571,6 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
 
 
 cli.add_command(analyse, name="analyze")
-
-
-def _analyse_solution(position: Any, path: str, opponents: str, turn: str | None,
-                      both_sides: bool, verify: bool, fmt: str) -> None:
-    """``analyse --solution FILE``: the equilibrium read from a solution file (it must be
-    this position's), rendered as a solve would be."""
-    from nimmt.solver.analysis import from_nash
-    from nimmt.solver.deals import load_solution
-    from nimmt.solver.draft import DraftPosition
-
-    source = click.get_current_context().get_parameter_source("opponents")
-    if opponents != Model.NASH and source != click.core.ParameterSource.DEFAULT:
-        _usage("--solution holds an equilibrium: it goes with --opponents nash (or none)")
-    if isinstance(position, DraftPosition) or turn is not None:
-        _usage("--solution answers a round position's cards; drop --turn or --solution")
-    result = from_nash(position, load_solution(path, position))  # NimmtError: one line
-    if fmt == "json":
-        click.echo(json.dumps(result.to_json(), indent=2))
-    else:
-        click.echo(render_analysis(result, "github" if fmt == "markdown" else "simple",
-                                   show_p2=both_sides, verified=verify))
 
 
 def render_turn(answer, tablefmt: str) -> str:

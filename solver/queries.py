@@ -115,6 +115,7 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
                    both_sides: bool = False, verify: bool = False, turn: str | None = None,
                    drafters: str | None = None, round_bots: str | None = None,
                    given: Collection[str] = (), objective: str = "cows",
+                   solution: str | None = None,
                    progress: Callable[[int], None] | None = None,
                    exact_progress: Callable[[int], None] | None = None) -> AnalyseAnswer:
     """``nimmt analyse POSITION`` with its options by name (``given``: the options the
@@ -124,6 +125,8 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
     n more samples per card (nash: root cells; drafts: samples); ``exact_progress(n)``: n
     more cards solved (drafts: enumerated)."""
     used_seed = fresh_seed(seed)
+    if solution is not None:
+        return _from_solution(position, solution, opponents, turn, given)
     if isinstance(position, DraftPosition):
         return _analyse_draft(position, method, samples, used_seed, time_limit, max_nodes,
                               workers, turn, drafters, round_bots, given, progress,
@@ -166,6 +169,23 @@ def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model
         raise NimmtError(f"verification failed: exploitability "
                          f"{result.extra['exploitability']:.3e}")
     return AnalyseAnswer("position", position, str(opponents), result)
+
+
+def _from_solution(position: Position | DraftPosition, path: str, opponents: str,
+                   turn: str | None, given: Collection[str]) -> AnalyseAnswer:
+    """``analyse --solution FILE``: the equilibrium read from a solution file (it must be
+    this position's; ``deals.load_solution`` checks it), as a solve would give it."""
+    from .analysis import from_nash
+    from .deals import load_solution
+
+    if opponents != Model.NASH and "opponents" in given:
+        raise OptionError(f"{param('solution')} holds an equilibrium: it goes with "
+                          f"{param('opponents', 'nash')} (or none)")
+    if isinstance(position, DraftPosition) or turn is not None:
+        raise OptionError(f"{param('solution')} answers a round position's cards; drop "
+                          f"{param('turn')} or {param('solution')}")
+    return AnalyseAnswer("position", position, str(Model.NASH),
+                         from_nash(position, load_solution(path, position)))
 
 
 def _analyse_draft(draft: DraftPosition, method: str, samples: int, seed: int,

@@ -161,7 +161,8 @@ def test_solve_deal_batches_are_the_same_on_every_backend(runner, scheduler):
         outputs.append(canonical(result.stdout))
     assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
     batch_json = json.loads(outputs[0])
-    assert batch_json["finished"] == 3 and [u["index"] for u in batch_json["solutions"]] == [0, 1, 2]
+    assert batch_json["finished"] == 3
+    assert [u["index"] for u in batch_json["solutions"]] == [0, 1, 2]
 
 
 def test_dask_local_starts_its_own_cluster(runner):

@@ -306,17 +306,18 @@ def test_a_long_line_is_refused_and_the_next_answered():
 def test_a_stopped_search_is_an_error_with_what_it_finished():
     """The data is what nimmt analyse --format json prints before its error line."""
     messages, status = run_in_process([
-        request(1, "analyse", position="example", opponents="worst", max_nodes=5000),
+        request(1, "analyse", position="example", opponents="worst", method="exact",
+                memory="1M"),
         request(2, "info")])
     stopped, after = replies_only(messages)
     assert status == 0 and "result" in after
     assert stopped["error"]["code"] == -32000
-    result = invoke(CliRunner(), "analyse", "example", "--opponents", "worst", "--max-nodes",
-                    5000, "--format", "json")
+    result = invoke(CliRunner(), "analyse", "example", "--opponents", "worst", "--method",
+                    "exact", "--memory", "1M", "--format", "json")
     line = assert_one_line_error_after_output(result)
     assert stopped["error"]["message"] == line.removeprefix("nimmt: error: ")
     data = stopped["error"]["data"]
-    assert len(data["cards"]) == 3 and data["complete"] is False
+    assert len(data["cards"]) == 2 and data["complete"] is False
     assert without_time(data) == without_time(json.loads(result.stdout))
 
 
