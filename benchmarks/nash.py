@@ -132,7 +132,12 @@ def levels(ks: list[int], deals: int) -> None:
 
 def goal(k: int, memory: int, seed: int) -> None:
     """One dealt position of k cards each within ``memory``: the goal's figures."""
-    r = solve(k, seed, 2, memory=memory)
+    try:
+        r = solve(k, seed, 2, memory=memory)
+    except subprocess.CalledProcessError:  # the child printed why (e.g. the memory estimate)
+        print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: not solved (the "
+              f"solver refused or failed; its message is above)")
+        return
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: "
           f"{r['stored']:,} states stored ({r['states']:,} searches), {r['seconds']:.0f} s, "
           f"peak {r['peak_mb'] / 1024:.2f} GiB (table {r['table_mb'] / 1024:.2f} GiB), "
