@@ -638,35 +638,6 @@ REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
 ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (benchmarks, README)
 
 
-FIRST_TREE_NODES = 4096  # ismcts's tree starts this big and doubles as it fills
-
-
-class IsmctsTree:
-    """ismcts's tree arrays (a node a row: per player and card visits, reward sum and
-    availability; first child and next sibling; the joint action leading to it), grown by
-    doubling between kernel calls so that a large iteration budget costs memory and time
-    only as the tree fills (an iteration adds at most one node)."""
-
-    def __init__(self, size: int, players: int, deck: int) -> None:
-        self.stats = np.zeros((size, players, deck, 3))
-        self.links = np.full((size, 2), -1, np.int64)
-        self.actions = np.zeros((size, players), np.int64)
-
-    def room_for(self, nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The arrays, with at least ``nodes`` rows (copied into larger ones if needed)."""
-        size = self.links.shape[0]
-        if nodes > size:
-            bigger = max(nodes, 2 * size)
-            stats = np.zeros((bigger,) + self.stats.shape[1:])
-            stats[:size] = self.stats
-            links = np.full((bigger, 2), -1, np.int64)
-            links[:size] = self.links
-            actions = np.zeros((bigger, self.actions.shape[1]), np.int64)
-            actions[:size] = self.actions
-            self.stats, self.links, self.actions = stats, links, actions
-        return self.stats, self.links, self.actions
-
-
 class TreeSearchBot(Bot):
     """Information-set Monte Carlo tree search for simultaneous moves (module docstring)."""
 
@@ -680,15 +651,17 @@ class TreeSearchBot(Bot):
         if explore is None:
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
         hands, hidden, pool, table = playout_arrays(position)
-        tree = IsmctsTree(min(iterations + 1, FIRST_TREE_NODES), n, position.deck_size + 1)
-        stats, links, actions = tree.stats, tree.links, tree.actions
+        size = iterations + 1
+        deck = position.deck_size + 1
+        stats = np.zeros((size, n, deck, 3))  # visits, reward sum, availability
+        links = np.full((size, 2), -1, np.int64)  # first child, next sibling
+        actions = np.zeros((size, n), np.int64)
         used = np.ones(1, np.int64)
         seed = self.next_seed()
         done, chunk = 0, 64
         sizer = ChunkSizer(deadline)
         while done < iterations:
             count = sizer.size(min(chunk, iterations - done))
-            stats, links, actions = tree.room_for(int(used[0]) + count)
             ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                               done, count, stats, links, actions, used,
                               OBJECTIVE_CODES[objective], taken0, explore,
