@@ -55,8 +55,8 @@ from .analysis import (
     analyse,
 )
 from .arena import Table, bot_seed
-from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, parse_bot, playout_arrays
-from .engine import jit, pick_card, rng_below, rng_seed
+from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
+from .engine import jit, pick_card, rng_seed
 from .errors import BudgetExceeded, NimmtError, param
 from .montecarlo import Z95
 from .names import Method
@@ -278,14 +278,7 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, professional, seed, f
             table[:, :] = table0
             hands[:, :] = hands0
             pool[:] = pool0
-            remaining = pool.shape[0]
-            for p in range(n):
-                if hidden[p]:
-                    for c in range(k):
-                        x = rng_below(rng, remaining)
-                        hands[p, c] = pool[x]
-                        remaining -= 1
-                        pool[x] = pool[remaining]
+            deal_hidden(hands, hidden, pool, n, k, rng)
             cows = 0
             for turn in range(k):
                 left = k - turn

@@ -65,7 +65,7 @@ import numpy as np
 
 from . import engine, turns
 from .analysis import analyse
-from .engine import jit, rng_below, rng_seed
+from .engine import jit, jit_inline, rng_below, rng_seed
 from .errors import NimmtError, SearchStopped, param
 from .exact import estimate_nodes, solve_exact
 from .nash import solve_nash
@@ -508,6 +508,20 @@ def start_taken(position: Position, objective: str) -> np.ndarray:
     return np.asarray(taken, np.int64)
 
 
+@jit_inline
+def deal_hidden(hands, hidden, pool, n, k, rng):
+    """A determinisation: deal k cards to every hidden player p (hidden[p] = 1) into
+    hands[p, :k], drawn without replacement from ``pool`` (shuffled in place) by ``rng``."""
+    remaining = pool.shape[0]
+    for p in range(n):
+        if hidden[p]:
+            for c in range(k):
+                x = rng_below(rng, remaining)
+                hands[p, c] = pool[x]
+                remaining -= 1
+                pool[x] = pool[remaining]
+
+
 @jit
 def playout_cost(objective, got, start, p):
     """Player p's cost at the end of a playout (``got``: each player's cows taken this
@@ -605,14 +619,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
             table[:, :] = table0
             hands[:, :] = hands0
             pool[:] = pool0
-            remaining = pool.shape[0]
-            for p in range(n):
-                if hidden[p]:
-                    for c in range(k):
-                        x = rng_below(rng, remaining)
-                        hands[p, c] = pool[x]
-                        remaining -= 1
-                        pool[x] = pool[remaining]
+            deal_hidden(hands, hidden, pool, n, k, rng)
             got[:] = start
             for turn in range(k):
                 left = k - turn
@@ -706,14 +713,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
         table[:, :] = table0
         hands[:, :] = hands0
         pool[:] = pool0
-        remaining = pool.shape[0]
-        for p in range(n):
-            if hidden[p]:
-                for c in range(k):
-                    x = rng_below(rng, remaining)
-                    hands[p, c] = pool[x]
-                    remaining -= 1
-                    pool[x] = pool[remaining]
+        deal_hidden(hands, hidden, pool, n, k, rng)
         cows[:] = start
         node = 0
         depth = 0
