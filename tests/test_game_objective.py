@@ -209,20 +209,19 @@ def test_exact_game_win_matches_the_brute_force(rules, k, seed, model, case):
     assert got == pytest.approx(brute_game_win(position, model), abs=TOL)
 
 
-def test_the_game_changes_the_best_card_somewhere():
-    """Not a relabelled round objective: over a few deals, the game's values differ from
-    the round's, and the best card differs on at least one."""
-    differ = best_differs = 0
-    for seed in range(1, 12):
-        p = deal_position(Rules("tactical", 2), 3, seed=seed)
-        game = scored(p, "mixed")
-        bare = parse_position(format_position(game).split(" scores=")[0]
-                              + f" taken={','.join(map(str, game.taken))}")
-        a = {c.card: c.value for c in exact.solve_exact(game, objective="win").cards}
-        b = {c.card: c.value for c in exact.solve_exact(bare, objective="win").cards}
-        differ += a != pytest.approx(b, abs=1e-6)
-        best_differs += max(a, key=lambda c: (a[c], -c)) != max(b, key=lambda c: (b[c], -c))
-    assert differ and best_differs
+@pytest.mark.parametrize("seed,case", [(14, "ends"), (19, "mixed"), (26, "ends")])
+def test_the_game_changes_the_best_card(seed, case):
+    """Not a relabelled round objective: on these deals (found by a search over seeds 1-29)
+    the card that best wins the round is not the one that best wins the game, and it
+    gives up more than half a percent of the game."""
+    game = scored(deal_position(Rules("tactical", 2), 3, seed=seed), case)
+    bare = Position.make(players=2, rows=game.rows, hand=game.hand, gone=game.gone,
+                         taken=game.taken)
+    a = {c.card: c.value for c in exact.solve_exact(game, objective="win").cards}
+    b = {c.card: c.value for c in exact.solve_exact(bare, objective="win").cards}
+    game_best = max(a, key=lambda c: (a[c], -c))
+    round_best = max(b, key=lambda c: (b[c], -c))
+    assert game_best != round_best and a[game_best] - a[round_best] > 0.005
 
 
 @pytest.mark.parametrize("case,rules", [("mixed", Rules("tactical", 2)),
