@@ -172,8 +172,9 @@ def _objective_extra(objective: str, opponents: str, position: Position) -> dict
     values (``game``: DESIGN.md section 3)."""
     if objective == "cows":
         return {"objective": "cows"}
-    extra = {"objective": objective,
-             "unit": _win_unit(objective_unit(objective, opponents), position)}
+    extra: dict[str, Any] = {
+        "objective": objective,
+        "unit": _win_unit(objective_unit(objective, opponents), position)}
     if objective == "win" and position.in_game:
         kind = gamewin.game_kind(position)
         extra["game"] = {

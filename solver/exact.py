@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba.typed import List
 
+from . import gamewin
 from .engine import jit, jit_inline, row_table
 from .errors import (
     BudgetExceeded,
@@ -36,7 +37,6 @@ from .errors import (
     SearchStopped,
     param,
 )
-from . import gamewin
 from .position import Position
 from .rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
 from .statekey import (

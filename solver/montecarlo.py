@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import exact
+from . import exact, gamewin
 from .engine import (
     BOT_CLOSEST,
     jit,
@@ -64,7 +64,6 @@ from .exact import (
     search_state,
     seat_of,
 )
-from . import gamewin
 from .position import Position
 from .rules import HAND_SIZE, MAX_PLAYERS
 from .statekey import L_WIDTH
