@@ -4,6 +4,12 @@ the exact search and Monte Carlo on the same positions, side by side in one proc
 continuation (the measured round, the dynamic programme).
 
     python benchmarks/game_objective.py [--repeats 3] [--quick]
+    python benchmarks/game_objective.py --arena 200 [--bot ismcts:iterations=1000]
+
+--arena DEALS: whole two-player tactical games to 66 in duplicate deals (nimmt arena, in
+this process) between the bot with objective=win as it plays now (the game's win) and the
+same bot shown each position without the game (scores and threshold dropped: the round's
+win), named ``<bot>-round`` in the table.
 
 Round: ``taken=`` only (P(win round)). Game: the same position with ``scores`` and the
 threshold: two players look the game's share up in a table (continuation), three players
@@ -12,6 +18,7 @@ compare totals (the lead).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -71,12 +78,49 @@ def montecarlo_rows(cases, repeats: int) -> list[list]:
     return rows
 
 
+def round_only(position: Position) -> Position:
+    """The position without the game: the win objective is then the round's."""
+    return dataclasses.replace(position, scores=(0,) * position.players, threshold=None)
+
+
+def arena_table(deals: int, bot: str, seed: int) -> str:
+    """The game's win against the round's win for the same bot, whole games to 66."""
+    from nimmt.solver import bots
+    from nimmt.solver.arena import run_arena
+
+    spec = bots.parse_bot(bot + ",objective=win")
+    base = bots.BOT_CLASSES[spec.name]
+
+    class RoundOnly(base):  # type: ignore[valid-type,misc]
+        def choose(self, position):
+            return super().choose(round_only(position))
+
+    name = spec.name + "-round"  # registered in this process only (workers=1)
+    bots.PARAMETERS[name] = bots.PARAMETERS[spec.name]
+    bots.BOT_CLASSES[name] = RoundOnly
+    bots.SEARCH_BOTS = (*bots.SEARCH_BOTS, name)
+    other = bots.BotSpec(name, spec.params)
+    result = run_arena(Rules("tactical", 2, threshold=66), [spec, other], deals, seed=seed)
+    rows = [[s.bot, f"{s.cows_per_round.mean:.2f}", f"{s.win_rate.mean:.3f} [{s.win_rate.low:.3f}, "
+             f"{s.win_rate.high:.3f}]"] for s in result.summaries]
+    return (f"{result.deals} deals ({len(result.games)} games), seed {seed}, "
+            f"{result.seconds:.0f} s\n" + tabulate(rows, headers=["bot", "cows/round",
+                                                                  "games won [95%]"],
+                                                   tablefmt="github"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--arena", type=int, default=0, metavar="DEALS")
+    parser.add_argument("--bot", default="ismcts:iterations=1000")
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    if args.arena:
+        print(arena_table(args.arena, args.bot, args.seed))
+        return
     t0 = time.perf_counter()
     gamewin.round_cows.cache_clear()
     dist = gamewin.round_cows("tactical", "normal")
