@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import exact, montecarlo, nash
+from . import exact, gamewin, montecarlo, nash
 from .errors import BudgetExceeded, NimmtError, SearchStopped, param
 from .names import Method, Model, values
 from .position import Position, format_position
@@ -167,11 +167,29 @@ def _ranked(raw: list[dict], objective: str = "cows") -> tuple[CardAnalysis, ...
     return tuple(CardAnalysis(regret=abs(c["value"] - best), **c) for c in raw)
 
 
-def _objective_extra(objective: str, opponents: str) -> dict:
-    """The JSON's objective fields (cows: only the name)."""
+def _objective_extra(objective: str, opponents: str, position: Position) -> dict:
+    """The JSON's objective fields (cows: only the name); win in a game says what it
+    values (``game``: DESIGN.md section 3)."""
     if objective == "cows":
         return {"objective": "cows"}
-    return {"objective": objective, "unit": objective_unit(objective, opponents)}
+    extra: dict[str, Any] = {
+        "objective": objective,
+        "unit": _win_unit(objective_unit(objective, opponents), position)}
+    if objective == "win" and position.in_game:
+        kind = gamewin.game_kind(position)
+        extra["game"] = {
+            "scores": list(position.scores), "threshold": position.game_threshold,
+            "after_round": ("continuation" if kind == gamewin.GAME else "lead"),
+            "continuation": (f"{gamewin.CONTINUATION_BOT} self-play, "
+                             f"{gamewin.CONTINUATION_ROUNDS} rounds measured"
+                             if kind == gamewin.GAME else
+                             "proxy: share of the fewest totals after this round")}
+    return extra
+
+
+def _win_unit(unit: str, position: Position) -> str:
+    """``unit`` with the win objective's word for this position (round, game, lead)."""
+    return unit.replace("win round", gamewin.win_word(position))
 
 
 def from_exact(position: Position, result: exact.ExactResult, reason: str,
@@ -183,7 +201,7 @@ def from_exact(position: Position, result: exact.ExactResult, reason: str,
     return Analysis(position, result.model, "exact", reason, cards, estimate,
                     result.resolved, result.seconds,
                     extra={"states": result.states,
-                           **_objective_extra(result.objective, result.model)})
+                           **_objective_extra(result.objective, result.model, position)})
 
 
 def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason: str,
@@ -200,9 +218,9 @@ def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason:
                       else 0.0} for c in mc.cards], mc.objective)
     extra = {"samples": mc.cards[0].samples, "seed": seed, "exact_depth": mc.exact_depth,
              "rollouts": mc.rollouts, "later_exact": mc.later_exact, "quantity": mc.quantity,
-             **_objective_extra(mc.objective, Model.RANDOM)}
+             **_objective_extra(mc.objective, Model.RANDOM, position)}
     if not mc.later_exact:
-        extra["unit"] = OBJECTIVE_BOUNDS[mc.objective]
+        extra["unit"] = _win_unit(OBJECTIVE_BOUNDS[mc.objective], position)
     return Analysis(position, Model.RANDOM.value, "montecarlo", reason, cards, estimate,
                     mc.nodes, mc.seconds, complete=mc.complete, later_play=mc.later_play,
                     extra=extra)

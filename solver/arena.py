@@ -111,6 +111,9 @@ class Table:
         # False for a table set up mid-round whose cows taken before are unknown: the views
         # then carry no taken= (the win objective refuses them)
         self.taken_known = True
+        # True in a whole game (not one round): the views carry the threshold, so that a
+        # bot with the win objective plays for the game (docs/DESIGN.md section 3)
+        self.in_game = False
         self.times: list[list[float]] = [[] for _ in range(rules.players)]
 
     def view(self, seat: int) -> Position:
@@ -124,7 +127,8 @@ class Table:
                              others=others, gone=self.gone,
                              scores=[self.scores[s] for s in order],
                              taken=([self.cows[s] for s in order] if self.taken_known
-                                    else None))
+                                    else None),
+                             threshold=self.rules.threshold if self.in_game else None)
 
     def _fail(self, seat: int, position: Position, what: str) -> ArenaError:
         return ArenaError(f"bot {self.labels[seat]} (seat {seat + 1}) {what}; position: "
@@ -234,6 +238,7 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
                                         else [drafters[bot_at[s]] for s in range(n)])
         table = Table(rules, rows, hands, policies, totals,
                       [labels[bot_at[s]] for s in range(n)])
+        table.in_game = not rules.one_round
         if recorder is not None:  # ---- game records
             recorder.start_round(rows, hands, draft)
             table.recorder = recorder

@@ -307,13 +307,15 @@ def _table_round(position: Position, spec: BotSpec, first: int,
     """The same through the arena's checked game loop (search-backed opponents)."""
     from .bots import make_policy
 
-    rules = Rules(position.variant, position.players, position.placement)
+    rules = Rules(position.variant, position.players, position.placement,
+                  position.game_threshold)
     policies: list[Any] = [_Scripted(first, parse_bot(LATER_BOT))]
     policies += [make_policy(spec, seed=bot_seed(seed, sample, s))
                  for s in range(1, position.players)]
     table = Table(rules, [r[0] for r in position.rows], [position.hand, *opponents], policies,
                   scores=position.scores, labels=["player 1"] + [str(spec)] * len(opponents))
     table.rows = position.rows
+    table.in_game = position.in_game
     table.gone = list(position.gone)
     taken = position.taken_so_far
     table.taken_known = taken is not None

@@ -63,7 +63,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import engine, turns
+from . import engine, gamewin, turns
 from .analysis import analyse
 from .engine import jit, jit_inline, rng_below, rng_seed
 from .errors import NimmtError, SearchStopped, param
@@ -302,15 +302,15 @@ def turn_cost(objective: str, cows: Sequence[int]) -> float:
 
 
 def end_cost(objective: str, position: Position) -> float:
-    """What the end of the round costs player 1: win, minus its share of the fewest cows
-    taken this round (ties shared); nothing for cows and margin."""
+    """What the end of the round costs player 1: win, minus its share of the win (the
+    round's fewest cows, or in a game the game's: gamewin.share_at_end); nothing for cows
+    and margin."""
     if objective != "win":
         return 0.0
     taken = position.taken_so_far
     if taken is None:
         raise NimmtError("the win objective needs the cows taken this round (taken=...)")
-    fewest = min(taken)
-    return -1.0 / taken.count(fewest) if taken[0] == fewest else 0.0
+    return -gamewin.share_at_end(position, taken)
 
 
 def costs(values: Mapping[int, float], objective: str) -> dict[int, float]:
@@ -498,14 +498,31 @@ OBJ_COWS, OBJ_MARGIN, OBJ_WIN = 0, 1, 2
 
 def start_taken(position: Position, objective: str) -> np.ndarray:
     """Each player's cows taken so far (the playout kernels' start), as the objective
-    needs them: win needs them known, cows and margin count from now (zeros)."""
+    needs them: win needs them known, cows and margin count from now (zeros). In a game
+    valued by the lead (gamewin.LEAD) the scores are added: the playouts then compare
+    totals."""
     if objective != "win":
         return np.zeros(position.players, np.int64)
     taken = position.taken_so_far
     if taken is None:
         raise NimmtError("the win objective needs each player's cows taken so far this round "
                          "(taken=...)")
+    if gamewin.game_kind(position) == gamewin.LEAD:
+        gamewin.check_game(position)
+        return np.asarray(taken, np.int64) + np.asarray(position.scores, np.int64)
     return np.asarray(taken, np.int64)
+
+
+NO_TABLE = np.zeros((0, 0))
+
+
+def win_utility(position: Position, objective: str) -> np.ndarray:
+    """The playout kernels' table of player 1's share of a two-player game by this round's
+    cows (gamewin.utility_table), or an empty one (the share is then computed)."""
+    if objective != "win":
+        return NO_TABLE
+    table = gamewin.utility_table(position)
+    return NO_TABLE if table is None else table
 
 
 @jit_inline
@@ -523,11 +540,16 @@ def deal_hidden(hands, hidden, pool, n, k, rng):
 
 
 @jit
-def playout_cost(objective, got, start, p):
+def playout_cost(objective, got, start, p, utility):
     """Player p's cost at the end of a playout (``got``: each player's cows taken this
     round, ``start``: at the playout's start): cows its own since the start; margin that
-    minus the mean of the others'; win 1 minus its share of the fewest cows."""
+    minus the mean of the others'; win 1 minus its share of the fewest cows, or with a
+    ``utility`` table (two players in a game: player 1's share by the round's cows) its
+    share from the table."""
     n = got.shape[0]
+    if objective == OBJ_WIN and utility.shape[0] > 0:
+        share = utility[got[0], got[1]]
+        return 1.0 - share if p == 0 else share
     own = got[p] - start[p]
     if objective == OBJ_COWS:
         return float(own)
@@ -585,7 +607,8 @@ class MonteCarloBot(Bot):
         while done < playouts:
             size = sizer.size(min(chunk, playouts - done))
             mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
-                         size, sums, OBJECTIVE_CODES[objective], taken0)
+                         size, sums, OBJECTIVE_CODES[objective], taken0,
+                         win_utility(position, objective))
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -600,11 +623,12 @@ class MonteCarloBot(Bot):
 
 @jit
 def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums,
-                 objective, start):
+                 objective, start, utility):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
     the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays uniformly
     random cards with rule-following rows; sums[i] += player 1's playout_cost after card i
-    (``start``: the cows taken before). Playout j draws from stream (seed, j) whatever the
+    (``start``: the cows taken before; ``utility``: a two-player game's table or empty,
+    ``playout_cost``). Playout j draws from stream (seed, j) whatever the
     card (common random numbers)."""
     got = np.zeros(n, np.int64)
     table = np.empty_like(table0)
@@ -635,7 +659,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                 for a in range(n):
                     got[owners[a]] += turns.play_option(table, cards[a], professional,
                                                         turns.RULE_OPTION)
-            sums[i] += playout_cost(objective, got, start, 0)
+            sums[i] += playout_cost(objective, got, start, 0, utility)
 
 
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
@@ -654,6 +678,7 @@ class TreeSearchBot(Bot):
         k, n = position.cards_left, position.players
         objective = self.params["objective"]
         taken0 = start_taken(position, objective)
+        utility = win_utility(position, objective)
         explore = self.params["c"]
         if explore is None:
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
@@ -672,7 +697,7 @@ class TreeSearchBot(Bot):
             ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                               done, count, stats, links, actions, used,
                               OBJECTIVE_CODES[objective], taken0, explore,
-                              REWARD_SCALES[objective])
+                              REWARD_SCALES[objective], utility)
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -688,7 +713,7 @@ class TreeSearchBot(Bot):
 
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
-                      stats, links, actions, used, objective, start, explore, scale):
+                      stats, links, actions, used, objective, start, explore, scale, utility):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -696,8 +721,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
     plays the rest at random (rule-following rows), and backs each player's cows up the
     path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
     child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes.
-    Each player's reward: -playout_cost(objective) / scale (``start``: cows taken before);
-    ``explore``: the UCB constant."""
+    Each player's reward: -playout_cost(objective) / scale (``start``: cows taken before;
+    ``utility``: a two-player game's table or empty); ``explore``: the UCB constant."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -781,7 +806,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                 cows[owners[a]] += turns.play_option(table, cards[a], professional,
                                                      turns.RULE_OPTION)
         for p in range(n):
-            reward[p] = -playout_cost(objective, cows, start, p) / scale
+            reward[p] = -playout_cost(objective, cows, start, p, utility) / scale
         for d in range(depth):
             for p in range(n):
                 c = path_cards[d, p]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba.typed import List
 
+from . import gamewin
 from .engine import jit, jit_inline, row_table
 from .errors import (
     BudgetExceeded,
@@ -224,13 +225,20 @@ VALUE, NOW, TOOK = range(3)
 #   - per cow taken: + goal[G_MINE] for player 1's, - goal[G_OTHERS] for anyone else's
 #     (cows: 1 and 0; margin: 1 and 1 / (players - 1));
 #   - at the end of the round, goal[G_WIN] x (1 - player 1's win share) over the seats'
-#     cows taken this round (win: 1, with G_MINE = G_OTHERS = 0).
+#     cows taken this round (win: 1, with G_MINE = G_OTHERS = 0). The share is of the
+#     fewest totals, a total being goal[G_SCORES + seat] + the seat's cows (the round's
+#     win: scores 0), or, when goal[G_TABLE_DIM] = d > 0 (a two-player game, solver/
+#     gamewin.py), goal[G_TABLE + d x player 1's cows + player 2's]: the table of player
+#     1's share of the game (ended, or its continuation) appended to the goal array.
 # Seats' cows taken so far are carried beside the row table (``held``, int64 by seat:
 # 0 player 1, 1 + j known opponent j, 1 + known count the hidden hand, of which win allows
 # at most one) and saved in each frame's HELD block; goal[G_TAKEN + seat] holds them at
 # the root. Only win puts them into the memo key (memo_layout's taken_seats).
 G_MINE, G_OTHERS, G_WIN, G_SEATS, G_TAKEN = range(5)
-GOAL_SLOTS = G_TAKEN + MAX_PLAYERS
+G_SCORES = G_TAKEN + MAX_PLAYERS  # + seat: the game's score before this round
+G_TABLE_DIM = G_SCORES + MAX_PLAYERS
+G_TABLE = G_TABLE_DIM + 1
+GOAL_SLOTS = G_TABLE  # without a table
 OBJECTIVES = ("cows", "margin", "win")
 
 
@@ -249,15 +257,19 @@ def cost_of_cows(goal, mine, cows):
 @jit_inline
 def end_cost(goal, held):
     """The cost at the end of the round: goal[G_WIN] x (1 - player 1's share of the win:
-    1 / w when it is one of the w seats with the fewest cows, else 0)."""
+    the table's (G_TABLE_DIM > 0), else 1 / w when it is one of the w seats with the
+    fewest totals, score (G_SCORES) plus cows taken, else 0)."""
     if goal[G_WIN] == 0.0:
         return 0.0
-    fewest, winners = held[0], 0
+    dim = int(goal[G_TABLE_DIM])
+    if dim > 0:
+        return goal[G_WIN] * (1.0 - goal[G_TABLE + dim * held[0] + held[1]])
+    fewest, winners = held[0] + goal[G_SCORES], 0
     for s in range(int(goal[G_SEATS])):
-        fewest = min(fewest, held[s])
+        fewest = min(fewest, held[s] + goal[G_SCORES + s])
     for s in range(int(goal[G_SEATS])):
-        winners += held[s] == fewest
-    share = 1.0 / winners if held[0] == fewest else 0.0
+        winners += held[s] + goal[G_SCORES + s] == fewest
+    share = 1.0 / winners if held[0] + goal[G_SCORES] == fewest else 0.0
     return goal[G_WIN] * (1.0 - share)
 
 
@@ -756,7 +768,9 @@ def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
     ``cows`` (player 1's cows), ``margin`` (player 1's cows minus the mean of the others'),
     ``win`` (1 minus player 1's share of the fewest cows at the end of the round; needs
     the cows taken so far, ``Position.taken_so_far``, and at most one hidden hand, since
-    the searches draw hidden cards as a set and cannot tell two hidden players apart)."""
+    the searches draw hidden cards as a set and cannot tell two hidden players apart;
+    a position in a game, ``Position.in_game``, values the game instead: solver/gamewin.py,
+    the scores by seat and, for two players, the table of the game's share)."""
     if objective not in OBJECTIVES:
         raise NimmtError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
     goal = np.zeros(GOAL_SLOTS)
@@ -780,6 +794,14 @@ def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
         seats = [0, *known, *position.hidden_players]
         for seat, player in enumerate(seats):
             goal[G_TAKEN + seat] = taken[player]
+        if position.in_game:
+            gamewin.check_game(position)
+            for seat, player in enumerate(seats):
+                goal[G_SCORES + seat] = position.scores[player]
+            table = gamewin.utility_table(position)
+            if table is not None:  # two players: seat 1 is player 2, known or hidden
+                goal[G_TABLE_DIM] = table.shape[0]
+                goal = np.concatenate([goal, table.ravel()])
     return goal
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import exact
+from . import exact, gamewin
 from .engine import (
     BOT_CLOSEST,
     jit,
@@ -392,6 +392,7 @@ class MonteCarloResult:
     cards_left: int = 0
     rollouts: int = 0
     objective: str = "cows"
+    win_word: str = "win round"  # win: what is won (gamewin.win_word)
 
     @property
     def later_exact(self) -> bool:
@@ -407,7 +408,7 @@ class MonteCarloResult:
     def quantity(self) -> str:
         text = quantity_text(self.exact_depth, self.cards_left, self.rollouts)
         if self.objective == "win":
-            return (text.replace("expected cows", "P(win round)")
+            return (text.replace("expected cows", f"P({self.win_word})")
                     .replace("an upper bound", "a lower bound")
                     .replace("takes at most this", "wins at least this often"))
         if self.objective == "margin":
@@ -631,4 +632,5 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
     return MonteCarloResult(tuple(cards), depth, time.perf_counter() - start, complete,
-                            int(stats[exact.RESOLVED]), position.cards_left, rollouts, objective)
+                            int(stats[exact.RESOLVED]), position.cards_left, rollouts, objective,
+                            gamewin.win_word(position))

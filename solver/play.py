@@ -212,6 +212,7 @@ class HumanGame:
             while True:
                 rows, hands = deal_cards(rules, self.seed, 0, round_index)
                 table = Table(rules, rows, hands, self.policies, self.totals, self.labels)
+                table.in_game = not rules.one_round
                 self.recorder.start_round(rows, hands)
                 table.recorder = self.recorder
                 self.say(f"\n=== round {round_index + 1} ===")

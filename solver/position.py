@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .rules import (
+    DEFAULT_THRESHOLD,
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -55,7 +56,8 @@ EXAMPLES = {
                         "hand=12,16,26,29,48,61,62,96,104",
 }
 
-KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores", "taken", "turn")
+KEYS = ("variant", "players", "placement", "rows", "hand", "gone", "scores", "threshold", "taken",
+        "turn")
 HAND_KEYS = tuple(f"p{i}" for i in range(2, MAX_PLAYERS + 1))
 Hand = tuple[int, ...]
 
@@ -156,6 +158,14 @@ def _score_problems(players: int, scores: tuple[int, ...]) -> list[str]:
     elif any(s < 0 for s in scores):
         found.append("scores must not be negative; give each player's cows so far")
     return found
+
+
+def _threshold_problems(threshold: Any) -> list[str]:
+    """The game's threshold (None: not given, the rules' 66): a whole number, at least 1."""
+    if threshold is None or (_is_int(threshold) and threshold >= 1):
+        return []
+    return [f"threshold={clip(threshold)} must be a whole number of cows, at least 1 (the "
+            f"rules' is {DEFAULT_THRESHOLD}); e.g. threshold={DEFAULT_THRESHOLD}"]
 
 
 def _taken_problems(players: int, taken: tuple[int, ...] | None, gone: Hand) -> list[str]:
@@ -267,7 +277,8 @@ def _infer_hidden_hand(variant: str, other_hands: tuple[Hand | None, ...],
 def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], hand: Hand,
            other_hands: tuple[Hand | None, ...], gone: Hand,
            scores: tuple[int, ...],
-           taken: tuple[int, ...] | None = None) -> tuple[list[str], Hand]:
+           taken: tuple[int, ...] | None = None,
+           threshold: Any = None) -> tuple[list[str], Hand]:
     """Every problem of these (normalised) fields, in the order to fix them, and the pool.
     The card count is judged only when the sizes and cards are sound (otherwise it repeats
     their fault); nothing past the rules is judged when the rules are unknown."""
@@ -275,7 +286,7 @@ def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], h
     if found:
         return found, ()
     found = _row_problems(rows) + _size_problems(players, hand, other_hands)
-    found += _score_problems(players, scores)
+    found += _score_problems(players, scores) + _threshold_problems(threshold)
     cards, pool = _card_problems(variant, players, rows, hand, other_hands, gone)
     hidden = other_hands.count(None)
     if not found and not cards:
@@ -327,6 +338,8 @@ class Position:
     # a half-revealed turn (key turn=): every player's card this turn, player 1 first, and
     # player 1's card must choose a row now (no legal end, or a professional tie); () none
     turn: Hand = ()
+    # the game's threshold (key threshold=): None when not given (the rules' 66 applies)
+    threshold: int | None = None
 
     def __post_init__(self) -> None:
         put = object.__setattr__  # frozen: the normalised fields are set once, here
@@ -339,7 +352,8 @@ class Position:
         if self.taken is not None:
             put(self, "taken", tuple(self.taken))
         found, pool = _check(self.variant, self.players, self.placement, self.rows, self.hand,
-                             self.other_hands, self.gone, self.scores, self.taken)
+                             self.other_hands, self.gone, self.scores, self.taken,
+                             self.threshold)
         if found:
             raise NimmtError(found[0])
         other_hands, pool = _infer_hidden_hand(self.variant, self.other_hands, pool)
@@ -356,9 +370,11 @@ class Position:
              variant: str = "tactical", placement: str = "normal",
              others: Mapping[int, Sequence[int]] | None = None,
              gone: Sequence[int] = (), scores: Sequence[int] | None = None,
-             taken: Sequence[int] | None = None, turn: Sequence[int] = ()) -> Position:
+             taken: Sequence[int] | None = None, turn: Sequence[int] = (),
+             threshold: int | None = None) -> Position:
         """Validate and build. ``others`` maps player number (2..) to a known hand;
         ``taken``: each player's cows taken so far this round (None: not given);
+        ``threshold``: the game's (None: not given; the rules' 66 applies);
         ``turn`` a half-revealed turn (every player's card, player 1 first).
 
         >>> p = Position.make(players=2, rows=[[3, 7, 12], [14, 16], [19, 20, 21], [23]],
@@ -376,7 +392,8 @@ class Position:
                    tuple(None if others.get(i) is None else tuple(others[i])
                          for i in range(2, players + 1)), tuple(gone),
                    tuple(scores) if scores is not None else (0,) * players,
-                   tuple(taken) if taken is not None else None, turn=tuple(turn))
+                   tuple(taken) if taken is not None else None, turn=tuple(turn),
+                   threshold=threshold)
 
     # ---- derived facts
     @property
@@ -405,6 +422,17 @@ class Position:
     @property
     def all_known(self) -> bool:
         return None not in self.other_hands
+
+    @property
+    def in_game(self) -> bool:
+        """True when the position says it is part of a game: some score is not zero, or
+        the threshold is given (the win objective is then the game's, section 3)."""
+        return self.threshold is not None or any(self.scores)
+
+    @property
+    def game_threshold(self) -> int:
+        """The game's threshold: ``threshold`` when given, else the rules' 66."""
+        return DEFAULT_THRESHOLD if self.threshold is None else self.threshold
 
     @property
     def taken_so_far(self) -> tuple[int, ...] | None:
@@ -449,7 +477,8 @@ class Position:
                          tuple(c for c in self.hand if c != cards[0]), others,
                          self.gone + tuple(taken), self.scores,
                          None if before is None else tuple(
-                             t + c for t, c in zip(before, outcome.cows)))
+                             t + c for t, c in zip(before, outcome.cows)),
+                         threshold=self.threshold)
         return after, outcome
 
 
@@ -487,7 +516,7 @@ def problems(*, players: Any, rows: Sequence[Sequence[Any]], hand: Sequence[Any]
              variant: Any = "tactical", placement: Any = "normal",
              others: Mapping[int, Sequence[Any]] | None = None, gone: Sequence[Any] = (),
              scores: Sequence[Any] | None = None,
-             taken: Sequence[Any] | None = None) -> list[str]:
+             taken: Sequence[Any] | None = None, threshold: Any = None) -> list[str]:
     """Every problem of a would-be position (``Position.make``'s arguments) as one-line
     messages, in the order to fix them, without raising; empty when it is valid.
     ``Position.make`` raises ``NimmtError`` with the first.
@@ -509,7 +538,7 @@ def problems(*, players: Any, rows: Sequence[Sequence[Any]], hand: Sequence[Any]
     rest, _ = _check(variant, players, placement, tuple(tuple(r) for r in rows),
                      _sorted_cards(hand), other_hands, _sorted_cards(gone),
                      tuple(scores) if scores is not None else (0,) * players,
-                     tuple(taken) if taken is not None else None)
+                     tuple(taken) if taken is not None else None, threshold)
     return found + rest
 
 
@@ -617,7 +646,8 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
                          variant=name("variant", "tactical"),
                          placement=name("placement", "normal"), others=others,
                          gone=cards("gone") if "gone" in data else (), scores=scores,
-                         taken=taken, turn=cards("turn") if "turn" in data else ())
+                         taken=taken, turn=cards("turn") if "turn" in data else (),
+                         threshold=number("threshold") if "threshold" in data else None)
 
 
 _LIST_CHARS = re.compile(r"[0-9,/]+", re.ASCII)
@@ -668,6 +698,8 @@ def format_position(position: Position) -> str:
         parts.append(f"gone={cards(position.gone)}")
     if any(position.scores):
         parts.append(f"scores={cards(position.scores)}")
+    if position.threshold is not None:
+        parts.append(f"threshold={position.threshold}")
     if position.taken is not None:
         parts.append(f"taken={cards(position.taken)}")
     if position.turn:

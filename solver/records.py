@@ -227,6 +227,8 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
     _check_header(record)
     n, variant = record["players"], record["variant"]
     placement = record.get("placement", Placement.NORMAL.value)
+    threshold = record.get("threshold", DEFAULT_THRESHOLD)
+    one_round = record.get("one_round", False)
     scores = [0] * n
     out = []
     partial = record.get("complete", True) is False  # a game stopped early (nimmt play)
@@ -245,7 +247,8 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
             position = Position.make(players=n, rows=[[c] for c in rows], hand=hands[0],
                                      variant=variant, placement=placement,
                                      others={s + 1: hands[s] for s in range(1, n)},
-                                     scores=scores)
+                                     scores=scores,
+                                     threshold=None if one_round else threshold)
         except NimmtError as e:
             raise _fail(where, f"the deal is not legal: {e}") from None
         if variant != Variant.STANDARD and len(rows) + sum(map(len, hands)) \

@@ -37,6 +37,9 @@ def render_position(position: Position) -> str:
     if any(position.scores):
         lines.append("scores before this round: " + ", ".join(
             f"p{i}={s}" for i, s in enumerate(position.scores, 1)))
+    if position.in_game:
+        lines.append(f"game: to {position.game_threshold} cows"
+                     + ("" if position.threshold is not None else " (the rules' threshold)"))
     return "\n".join(lines)
 
 

@@ -149,7 +149,8 @@ def seat_view(turn: RecordTurn, seat: int) -> Position:
     others = {j + 1: hands[order[j]] or () for j in range(1, n)} if known else None
     return Position.make(players=n, rows=before.rows, hand=hands[seat] or (),
                          variant=before.variant, placement=before.placement, others=others,
-                         gone=before.gone, scores=[before.scores[s] for s in order])
+                         gone=before.gone, scores=[before.scores[s] for s in order],
+                         threshold=before.threshold)
 
 
 def _regret_of(analysis: Analysis, card: int) -> tuple[float, float, float, float | None]:

@@ -46,6 +46,7 @@ LAYERS = {
     "solver.draftkernels": 1,  # the logic draft's kernels (over the engine's)
     # the Position value
     "solver.position": 2,
+    "solver.gamewin": 2,  # the win objective over a game: totals, threshold, continuation
     "solver.draft": 2,  # the draft position (over Position's notation)
     # the searches
     "solver.exact": 3, "solver.montecarlo": 3, "solver.nash": 3,
