@@ -447,9 +447,10 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
               show_default=True,
               help="cows: your cows; margin: your cows minus the mean of the others' (lower "
                    "is better); win: the probability of ending the round with the fewest cows, "
-                   "ties shared (needs taken=... once cows are gone, and at most one hidden "
-                   "hand); with scores= or threshold= the game's (two players: P(win game), "
-                   "more: the lead's share). nash is always margin.")
+                   "ties shared (needs taken=... once cows are gone; hidden hands each a "
+                   "uniformly random split of the pool); with scores= or threshold= the "
+                   "game's (two players: P(win game), more: the lead's share). nash is "
+                   "always margin.")
 @click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,

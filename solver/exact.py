@@ -7,7 +7,9 @@ only the set matters, not who holds which card); inside a turn it places the
 cards lowest first, branching where an owner has a choice (player 1 minimises;
 the ``worst`` adversary maximises; a ``random`` opponent follows the
 rule-following choice). Its stack's frames are rows of named columns and its steps
-named ``@jit_inline`` transitions (see "search frames" below). Turn-boundary values
+named ``@jit_inline`` transitions (see "search frames" below); with the win objective
+and two or more hidden hands, ATTRIBUTE frames give a turn's hidden cards to the hidden
+players (see "hidden seats"). Turn-boundary values
 are memoised in a ``solver/table.py`` table under ``solver/statekey.py`` keys (rows
 not merged, see ``memo_layout``): each row as (rank, length, cows), or (first card,
 last card, length, cows) under professional placement, and every card in play with
@@ -38,10 +40,11 @@ from .errors import (
     param,
 )
 from .position import Position
-from .rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
+from .rules import COWS, HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
 from .statekey import (
     L_WIDTH,
     OWNER_BITS_ANY,
+    TAKEN_BITS,
     key_layout,
     pack_key,
     pack_taken,
@@ -69,8 +72,8 @@ FIRST_SLOTS = 1 << 10  # the memo's first size; it doubles past MAX_LOAD
 STAT_SLOTS = 10
 STOPPED_NODES, STOPPED_FLAG, STOPPED_MEMORY = 1, 2, 3  # stats[ABORTED]
 CHECK_MASK = 1023  # the stop flag and the memo's size are looked at every 1024 nodes
-BOUNDARY, CHOICE = 0, 1
-MAX_FRAMES = 128  # at most 11 boundaries and 10 choices per turn deep
+BOUNDARY, CHOICE, ATTRIBUTE = 0, 1, 2
+MAX_FRAMES = 144  # at most 11 boundaries, 10 choices and 1 attribution per turn deep
 ROW_FACTOR = 64  # estimate: distinct row tables per set of cards in play
 CHOICE_FACTOR = 3  # estimate: row choices inside turns widen the tree (benchmarks/analysis.py)
 CARD_NUMBERS = np.arange(STANDARD_DECK + 1, dtype=np.int64)  # pack_key's card list
@@ -215,7 +218,12 @@ KEY = TURN_OWNERS + MAX_PLAYERS
 KEY_COLUMNS = (int(key_layout(STANDARD_DECK, OWNER_BITS_ANY, True)[L_WIDTH])  # the widest
                + taken_words(MAX_PLAYERS))
 HELD = KEY + KEY_COLUMNS  # + seat: cows taken so far this round (objectives, below)
-FRAME_COLUMNS = HELD + MAX_PLAYERS
+# ``held`` beyond the seats (only with hidden seats told apart, "hidden seats" below):
+H_PENDING = MAX_PLAYERS           # + turn card i: cows of a hidden card not yet attributed
+H_SLOT = H_PENDING + MAX_PLAYERS  # + turn card i: the ``held`` index its cows go to
+H_DONE = H_SLOT + MAX_PLAYERS     # 1 once this turn's hidden cards are attributed to seats
+HELD_WIDTH = H_DONE + 1
+FRAME_COLUMNS = HELD + HELD_WIDTH
 ADDED, BEST, ACC = range(3)
 VALUE, NOW, TOOK = range(3)
 
@@ -231,11 +239,13 @@ VALUE, NOW, TOOK = range(3)
 #     gamewin.py), goal[G_TABLE + d x player 1's cows + player 2's]: the table of player
 #     1's share of the game (ended, or its continuation) appended to the goal array.
 # Seats' cows taken so far are carried beside the row table (``held``, int64 by seat:
-# 0 player 1, 1 + j known opponent j, 1 + known count the hidden hand, of which win allows
-# at most one) and saved in each frame's HELD block; goal[G_TAKEN + seat] holds them at
-# the root. Only win puts them into the memo key (memo_layout's taken_seats).
+# 0 player 1, 1 + j known opponent j, 1 + known count + t hidden hand t; the hidden hands
+# are one seat unless win tells two or more apart, "hidden seats" below) and saved in
+# each frame's HELD block; goal[G_TAKEN + seat] holds them at the root. Only win puts them
+# into the memo key (memo_layout's taken_seats).
 G_MINE, G_OTHERS, G_WIN, G_SEATS, G_TAKEN = range(5)
-G_SCORES = G_TAKEN + MAX_PLAYERS  # + seat: the game's score before this round
+G_HIDDEN_SEATS = G_TAKEN + MAX_PLAYERS  # hidden seats told apart (win, 2+ hidden hands), or 0
+G_SCORES = G_HIDDEN_SEATS + 1  # + seat: the game's score before this round
 G_TABLE_DIM = G_SCORES + MAX_PLAYERS
 G_TABLE = G_TABLE_DIM + 1
 GOAL_SLOTS = G_TABLE  # without a table
@@ -276,7 +286,10 @@ def end_cost(goal, held):
 @jit_inline
 def held_seats(goal):
     """How many seats' cows the frames keep: every seat for win (the end cost reads them),
-    none otherwise (nothing reads them; saving them would only cost time)."""
+    none otherwise (nothing reads them; saving them would only cost time); with hidden
+    seats told apart, the turn's attribution columns too (HELD_WIDTH)."""
+    if goal[G_HIDDEN_SEATS] != 0.0:
+        return HELD_WIDTH
     return int(goal[G_SEATS]) if goal[G_WIN] != 0.0 else 0
 
 
@@ -474,7 +487,7 @@ def place_forced_cards(frames, work, turn_frame, card_at, value, now, took, widt
         if count > 1 and (mine or model != MODEL_RANDOM):
             return count, i, value, now, took
         cows = play_found_option(work, card, kind, row_a, row_b, RULE_OPTION)
-        held[seat_of(who, known_count)] += cows
+        held[cow_slot(goal, held, who, i, known_count)] += cows
         value += cost_of_cows(goal, mine, cows)
         if mine:
             now += cows
@@ -507,7 +520,7 @@ def play_next_option(frames, f, work, professional, goal, held, known_count):
     turn_frame, i = frames[f, TURN_FRAME], frames[f, CHOICE_AT]
     cows = play_option(work, frames[turn_frame, TURN_CARDS + i], professional,
                        frames[f, OPTION])
-    held[seat_of(frames[turn_frame, TURN_OWNERS + i], known_count)] += cows
+    held[cow_slot(goal, held, frames[turn_frame, TURN_OWNERS + i], i, known_count)] += cows
     if frames[f, MINE] == 0:
         return turn_frame, i + 1, cost_of_cows(goal, False, cows), 0.0, 0.0
     return (turn_frame, i + 1, cost_of_cows(goal, True, cows), float(cows),
@@ -571,6 +584,211 @@ def finish_state(frames, sums, f, memo, entries, values, layout, stats, words):
             sums[f, ADDED, TOOK])
 
 
+# ---------------------------------------------------------------- hidden seats
+# With two or more hidden hands the win objective must tell the hidden seats apart
+# (goal[G_HIDDEN_SEATS] = their count; goal_array). Every consistent split of the pool
+# being equally likely, the hidden players' cards of a turn are an ordered tuple uniform
+# over the distinct tuples of the pool: the turn's set of hidden cards (what a boundary
+# enumerates) goes to the hidden seats by a uniformly random permutation, which everyone
+# sees when the cards are revealed (the worst adversary chooses it). An ATTRIBUTE frame
+# draws it when it first matters: before player 1's row choice (every hidden card of the
+# turn: player 1 chooses knowing who played what), or else at the end of the turn (only
+# the hidden cards that took cows; until then their cows wait in held[H_PENDING + i]).
+# Hidden seats with the same cows are interchangeable (alike hands, and the end cost
+# counts only cows), so the frame tries one map of cards to seats per class of equivalent
+# maps (each card to the first free seat of its class), weighted by the class's size; and
+# a turn's end sorts the hidden seats' cows, so the memo key is canonical.
+#
+# An ATTRIBUTE frame's columns: TURN_FRAME; CHOICE_AT the card to go on placing from (the
+# turn's width: the turn is placed); OPTION_COUNT the cards it attributes, their turn
+# indices at PICK + t and their seats (0.. among the hidden seats) at DIGITS + t; OPTION 1
+# once every map is tried; SET_AT the current map's weight, SET_COUNT all maps' weight.
+
+
+@jit_inline
+def cow_slot(goal, held, who, i, known_count):
+    """The ``held`` index that turn card i's cows go to (owner code ``who``): its seat, or
+    with hidden seats told apart a hidden card's slot (pending until attributed)."""
+    if who == OWNER_POOL and goal[G_HIDDEN_SEATS] != 0.0:
+        return held[H_SLOT + i]
+    return seat_of(who, known_count)
+
+
+@jit_inline
+def start_attribution(goal, held, width):
+    """A turn dealt: its hidden cards not attributed yet (cows pending), when told apart."""
+    if goal[G_HIDDEN_SEATS] == 0.0:
+        return
+    for i in range(width):
+        held[H_PENDING + i] = 0
+        held[H_SLOT + i] = H_PENDING + i
+    held[H_DONE] = 0
+
+
+@jit_inline
+def needs_attribution(goal, held, width, at_end):
+    """Whether the turn's hidden cards must be attributed now: told apart, not yet
+    attributed, and (at the turn's end) some of them took cows."""
+    if goal[G_HIDDEN_SEATS] == 0.0 or held[H_DONE] != 0:
+        return False
+    if not at_end:
+        return True
+    for i in range(width):
+        if held[H_PENDING + i] != 0:
+            return True
+    return False
+
+
+@jit_inline
+def sort_hidden_seats(goal, held, known_count):
+    """The hidden seats' cows sorted ascending (the seats are interchangeable between
+    turns), when told apart."""
+    base, hidden = known_count + 1, int(goal[G_HIDDEN_SEATS])
+    for a in range(base + 1, base + hidden):
+        cows = held[a]
+        j = a - 1
+        while j >= base and held[j] > cows:
+            held[j + 1] = held[j]
+            j -= 1
+        held[j + 1] = cows
+
+
+@jit_inline
+def interchangeable(frames, f, a, b):
+    """Whether hidden seats a and b (``held`` indices) are alike in frame f: same cows."""
+    return frames[f, HELD + a] == frames[f, HELD + b]
+
+
+@jit_inline
+def seat_free(frames, f, t, d):
+    """Whether hidden seat d is free of frame f's cards 0..t-1."""
+    for u in range(t):
+        if frames[f, DIGITS + u] == d:
+            return False
+    return True
+
+
+@jit_inline
+def map_allows(frames, f, t, d, base):
+    """Whether card t may go to hidden seat d after cards 0..t-1: d is free and the first
+    free seat of its class."""
+    if not seat_free(frames, f, t, d):
+        return False
+    for e in range(d):
+        if seat_free(frames, f, t, e) and interchangeable(frames, f, base + e, base + d):
+            return False
+    return True
+
+
+@jit_inline
+def fill_map(frames, f, first, base):
+    """Cards first.. of frame f's map go to their first allowed seats."""
+    for t in range(first, frames[f, OPTION_COUNT]):
+        d = 0
+        while not map_allows(frames, f, t, d, base):
+            d += 1
+        frames[f, DIGITS + t] = d
+
+
+@jit_inline
+def next_map(frames, f, base, hidden):
+    """Frame f's next map (lexicographic order of the seats); False when none is left."""
+    t = frames[f, OPTION_COUNT] - 1
+    while t >= 0:
+        d = frames[f, DIGITS + t] + 1
+        while d < hidden and not map_allows(frames, f, t, d, base):
+            d += 1
+        if d < hidden:
+            frames[f, DIGITS + t] = d
+            fill_map(frames, f, t + 1, base)
+            return True
+        t -= 1
+    return False
+
+
+@jit_inline
+def map_weight(frames, f, base, hidden):
+    """How many maps the current map stands for: per card, the free seats alike its own."""
+    weight = 1
+    for t in range(frames[f, OPTION_COUNT]):
+        d = frames[f, DIGITS + t]
+        alike = 0
+        for e in range(hidden):
+            if seat_free(frames, f, t, e) and interchangeable(frames, f, base + e, base + d):
+                alike += 1
+        weight *= alike
+    return weight
+
+
+@jit_inline
+def push_attribution(frames, sums, f, turn_frame, resume, width, value, now, took, work,
+                     held, goal, model, known_count):
+    """Frame f attributes frame ``turn_frame``'s hidden cards to the hidden seats: all of
+    them when the turn goes on at card ``resume`` (< width), at the turn's end those that
+    took cows; on the table ``work`` (seats' cows ``held``), (value, now, took) came on the
+    way in. Its first map is ready."""
+    frames[f, KIND] = ATTRIBUTE
+    save_table(frames, f, work)
+    save_held(frames, f, held, HELD_WIDTH)
+    set_triple(sums, f, ADDED, value, now, took)
+    set_triple(sums, f, ACC, 0.0 if model == MODEL_RANDOM else -math.inf, 0.0, 0.0)
+    frames[f, TURN_FRAME], frames[f, CHOICE_AT] = turn_frame, resume
+    hidden = int(goal[G_HIDDEN_SEATS])
+    count, maps = 0, 1
+    for i in range(width):
+        if frames[turn_frame, TURN_OWNERS + i] == OWNER_POOL and (
+                resume < width or held[H_PENDING + i] != 0):
+            frames[f, PICK + count] = i
+            maps *= hidden - count
+            count += 1
+    frames[f, OPTION_COUNT], frames[f, OPTION], frames[f, SET_COUNT] = count, 0, maps
+    fill_map(frames, f, 0, known_count + 1)
+
+
+@jit_inline
+def play_attribution(frames, f, work, held, goal, known_count):
+    """Frame f's current map on copies of its table and seats' cows: the cards' pending
+    cows go to their seats, and their later cows too. Returns (turn frame, the card to go
+    on placing from)."""
+    load_table(frames, f, work)
+    load_held(frames, f, held, HELD_WIDTH)
+    base = known_count + 1
+    for t in range(frames[f, OPTION_COUNT]):
+        i = frames[f, PICK + t]
+        seat = base + frames[f, DIGITS + t]
+        held[seat] += held[H_PENDING + i]
+        held[H_PENDING + i] = 0
+        held[H_SLOT + i] = seat
+    held[H_DONE] = 1
+    frames[f, SET_AT] = map_weight(frames, f, base, int(goal[G_HIDDEN_SEATS]))
+    return frames[f, TURN_FRAME], frames[f, CHOICE_AT]
+
+
+@jit_inline
+def return_to_attribution(frames, sums, f, value, now, took, model, goal, known_count):
+    """A map's outcome (value, now, took): weighted into the sum (random) or kept if the
+    worst so far; then the next map (OPTION 1 when none is left)."""
+    if model == MODEL_RANDOM:
+        weight = float(frames[f, SET_AT])
+        sums[f, ACC, VALUE] += weight * value
+        sums[f, ACC, NOW] += weight * now
+        sums[f, ACC, TOOK] += weight * took
+    elif value > sums[f, ACC, VALUE]:
+        set_triple(sums, f, ACC, value, now, took)
+    if not next_map(frames, f, known_count + 1, int(goal[G_HIDDEN_SEATS])):
+        frames[f, OPTION] = 1
+
+
+@jit_inline
+def return_from_attribution(frames, sums, f, model):
+    """A settled attribution frame's triple: the maps' mean (random) or worst, plus what
+    came on the way in."""
+    n = float(frames[f, SET_COUNT]) if model == MODEL_RANDOM else 1.0
+    return (sums[f, ACC, VALUE] / n + sums[f, ADDED, VALUE],
+            sums[f, ACC, NOW] / n + sums[f, ADDED, NOW],
+            sums[f, ACC, TOOK] / n + sums[f, ADDED, TOOK])
+
+
 @jit
 def search_state(table0, owner, deck_size, known_count, hidden_count, professional, model,
                  root_card, memo, layout, stats, max_resolved, result, goal):
@@ -581,7 +799,8 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
     An explicit stack of frames (numba cannot cache recursive functions; the layout is
     drawn above the transitions). BOUNDARY frames enumerate player 1's cards (only
     ``root_card`` if >= 0) and every opponent set; CHOICE frames branch on a row choice
-    inside a turn. Between them the turn's forced cards are placed (``placing``); a frame
+    inside a turn; ATTRIBUTE frames give a turn's hidden cards to the hidden seats (see
+    "hidden seats"). Between them the turn's forced cards are placed (``placing``); a frame
     that settles returns its triple (``returning``) to the frame below.
     With root_card >= 0, 'cows now' and 'took' describe that card's first turn.
     The memo (new_memo) maps the keys (``layout``) of the boundaries below the root to
@@ -598,7 +817,7 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
     work = np.empty((ROW_COUNT, 4), np.int64)
     words = np.empty(layout[L_WIDTH], np.int64)
     order = np.empty(ROW_COUNT, np.int64)
-    held = np.zeros(MAX_PLAYERS, np.int64)
+    held = np.zeros(HELD_WIDTH, np.int64)
 
     top = 0
     frames[0, KIND], frames[0, FRESH] = BOUNDARY, 1
@@ -617,9 +836,20 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
                 model, goal, held, known_count)
             if option_count:
                 top += 1
-                push_choice(frames, sums, top, option_count, turn_frame, card_at, value, now,
-                            took, work, held, goal)
+                if (frames[turn_frame, TURN_OWNERS + card_at] == OWNER_P1
+                        and needs_attribution(goal, held, width, False)):
+                    push_attribution(frames, sums, top, turn_frame, card_at, width, value, now,
+                                     took, work, held, goal, model, known_count)
+                else:
+                    push_choice(frames, sums, top, option_count, turn_frame, card_at, value,
+                                now, took, work, held, goal)
                 continue
+            if needs_attribution(goal, held, width, True):
+                top += 1
+                push_attribution(frames, sums, top, turn_frame, width, width, value, now, took,
+                                 work, held, goal, model, known_count)
+                continue
+            sort_hidden_seats(goal, held, known_count)
             returning, value, now, took = end_turn(
                 frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
                 layout, entries, values, stats, words, order, goal, held)
@@ -628,6 +858,28 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             continue
 
         f = top
+        if frames[f, KIND] == ATTRIBUTE:
+            if returning:
+                returning = False
+                return_to_attribution(frames, sums, f, value, now, took, model, goal,
+                                      known_count)
+            if frames[f, OPTION]:
+                value, now, took = return_from_attribution(frames, sums, f, model)
+                returning = True
+                top -= 1
+                continue
+            turn_frame, card_at = play_attribution(frames, f, work, held, goal, known_count)
+            value, now, took = 0.0, 0.0, 0.0
+            if card_at < width:
+                placing = True
+                continue
+            sort_hidden_seats(goal, held, known_count)
+            returning, value, now, took = end_turn(
+                frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
+                layout, entries, values, stats, words, order, goal, held)
+            if not returning:
+                top += 1
+            continue
         if frames[f, KIND] == CHOICE:
             if returning:
                 returning = False
@@ -674,6 +926,7 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             return
         load_table(frames, f, work)  # place the turn on a copy of the frame's table
         load_held(frames, f, held, held_seats(goal))
+        start_attribution(goal, held, width)
         turn_frame, card_at, value, now, took = f, 0, 0.0, 0.0, 0.0
         placing = True
 
@@ -763,14 +1016,35 @@ def owner_array(position: Position) -> tuple[np.ndarray, int, int]:
     return owner, len(known), hidden
 
 
+def hidden_totals(goal: np.ndarray, position: Position, base: int) -> None:
+    """Hidden seats in a game (win, two or more hidden hands): the kernels sort the hidden
+    seats' cows (they are interchangeable, "hidden seats"), so their scores cannot stay by
+    seat. Each hidden seat carries its score above the lowest hidden score with its cows
+    (goal[G_TAKEN + seat]) and that lowest score as its score: the totals are the same, and
+    hidden seats with equal totals are alike. The cows' key bits (statekey.TAKEN_BITS) bound
+    how far apart the hidden scores may be."""
+    hidden = position.hidden_players
+    low = min(position.scores[p] for p in hidden)
+    in_play = sum(COWS[c] for c in range(1, position.deck_size + 1) if c not in position.gone)
+    for t, player in enumerate(hidden):
+        goal[G_TAKEN + base + t] += position.scores[player] - low
+        goal[G_SCORES + base + t] = low
+    widest = int(max(goal[G_TAKEN + base + t] for t in range(len(hidden)))) + in_play
+    if widest >= 1 << TAKEN_BITS:
+        raise NimmtError(
+            f"the hidden players' scores are too far apart for the win objective ({widest} "
+            f"cows above the lowest hidden score would not fit the search's {TAKEN_BITS}-bit "
+            "counts); give the hidden hands (p2=...) or use objective cows or margin")
+
+
 def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
     """The kernels' ``goal`` array (G_* slots, see "objectives") for ``objective``:
     ``cows`` (player 1's cows), ``margin`` (player 1's cows minus the mean of the others'),
     ``win`` (1 minus player 1's share of the fewest cows at the end of the round; needs
-    the cows taken so far, ``Position.taken_so_far``, and at most one hidden hand, since
-    the searches draw hidden cards as a set and cannot tell two hidden players apart;
-    a position in a game, ``Position.in_game``, values the game instead: solver/gamewin.py,
-    the scores by seat and, for two players, the table of the game's share)."""
+    the cows taken so far, ``Position.taken_so_far``; two or more hidden hands are told
+    apart, see "hidden seats"; a position in a game, ``Position.in_game``, values the game
+    instead: solver/gamewin.py, the scores by seat and, for two players, the table of the
+    game's share)."""
     if objective not in OBJECTIVES:
         raise NimmtError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
     goal = np.zeros(GOAL_SLOTS)
@@ -780,11 +1054,6 @@ def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
     elif objective == "margin":
         goal[G_MINE], goal[G_OTHERS] = 1.0, 1.0 / (position.players - 1)
     else:
-        if len(position.hidden_players) > 1:
-            raise NimmtError(
-                f"the win objective needs at most one hidden hand (this position has "
-                f"{len(position.hidden_players)}); give the other hands (p2=...) or use "
-                "objective cows or margin")
         taken = position.taken_so_far
         if taken is None:
             raise NimmtError("the win objective needs each player's cows taken so far this "
@@ -794,10 +1063,14 @@ def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
         seats = [0, *known, *position.hidden_players]
         for seat, player in enumerate(seats):
             goal[G_TAKEN + seat] = taken[player]
+        if len(position.hidden_players) > 1:
+            goal[G_HIDDEN_SEATS] = len(position.hidden_players)
         if position.in_game:
             gamewin.check_game(position)
             for seat, player in enumerate(seats):
                 goal[G_SCORES + seat] = position.scores[player]
+            if len(position.hidden_players) > 1:
+                hidden_totals(goal, position, len(known) + 1)
             table = gamewin.utility_table(position)
             if table is not None:  # two players: seat 1 is player 2, known or hidden
                 goal[G_TABLE_DIM] = table.shape[0]

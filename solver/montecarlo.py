@@ -48,6 +48,7 @@ from .errors import NimmtError, param
 from .exact import (
     ABORTED,
     FIRST_SLOTS,
+    G_HIDDEN_SEATS,
     G_TAKEN,
     HITS,
     MODEL_RANDOM,
@@ -63,6 +64,7 @@ from .exact import (
     pack_memo_key,
     search_state,
     seat_of,
+    sort_hidden_seats,
 )
 from .position import Position
 from .rules import HAND_SIZE, MAX_PLAYERS
@@ -105,6 +107,7 @@ def _exact_value(table, owner, deck_size, known_count, hidden_count, professiona
     the root). ``goal`` is the sample's own copy: its taken slots become ``held``."""
     order = np.zeros(4, np.int64)
     width = layout[L_WIDTH]
+    sort_hidden_seats(goal, held, known_count)  # interchangeable: the canonical key
     pack_memo_key(table, owner, deck_size, layout, words, order, held)
     entries = memo[0]
     values = entries.view(np.float64)
@@ -121,6 +124,16 @@ def _exact_value(table, owner, deck_size, known_count, hidden_count, professiona
         entries = memo[0]  # maybe doubled by the search
         memo_store(memo, entries, entries.view(np.float64), words, width, result[0], stats)
     return result[0]
+
+
+@jit
+def hidden_tag(goal, known_count, t):
+    """The owner code of a turn's t-th drawn hidden card: the pool's, or with hidden seats
+    told apart (exact "hidden seats") hidden seat t's (a uniform ordered draw from the pool
+    is a uniform attribution)."""
+    if goal[G_HIDDEN_SEATS] != 0.0:
+        return OWNER_P1 + 1 + known_count + t
+    return OWNER_POOL
 
 
 @jit
@@ -213,7 +226,7 @@ def _play_turn(table, owner, card, deck_size, known_count, hidden_count, profess
             u = t + rng_below(rng, pool_count - t)
             pool[t], pool[u] = pool[u], pool[t]
             cards[1 + known_count + t] = pool[t]
-            tags[1 + known_count + t] = OWNER_POOL
+            tags[1 + known_count + t] = hidden_tag(goal, known_count, t)
     sort_turn(cards, tags, width)
     return _turn_with_choice(table, owner, cards, tags, width, deck_size,
                              known_count, hidden_count, professional, exact_child, memo, layout,

@@ -1,0 +1,343 @@
+"""The win objective with two or more hidden hands (issue 12 item 3): the exact search
+(solver/exact.py "hidden seats") and Monte Carlo against brute forces written here.
+
+The model: every consistent split of the pool equally likely, every opponent playing a
+uniformly random card of its hand (random) or the adversary choosing (worst); each player
+sees who played what once a turn's cards are revealed. ``brute_win`` plays it turn by
+turn: the hidden players' cards of a turn are every ordered tuple of distinct pool cards
+(equally likely, or the adversary's pick). ``brute_splits`` plays it from the splits
+themselves, grouping them by what player 1 has seen, and checks that turn-by-turn
+reduction on positions whose pool holds more cards than the hidden hands."""
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+import pytest
+from test_objectives import brute_values, split_gone, with_taken
+
+from nimmt.solver import exact, montecarlo, reference
+from nimmt.solver.errors import NimmtError
+from nimmt.solver.game import deal_position
+from nimmt.solver.position import Position, format_position, parse_position
+from nimmt.solver.rules import Rules, card_cows
+
+TOL = 1e-9
+
+
+def seat_order(position: Position) -> list[int]:
+    """Players by seat: player 1, the known opponents, the hidden players (goal_array's)."""
+    known = [p for p, h in enumerate(position.hands) if p and h is not None]
+    return [0, *known, *position.hidden_players]
+
+
+def win_cost(cows) -> float:
+    """1 - player 1's share of the fewest cows (seat 0 is player 1)."""
+    fewest = min(cows)
+    return 1.0 - (1.0 / cows.count(fewest) if cows[0] == fewest else 0.0)
+
+
+def place(rows, turn, i, cows, professional, model, leaf, p1_rule=False):
+    """The turn's cards (card, seat), ascending, from card i on: player 1 minimises at its
+    row choices (rule-following with ``p1_rule``), the worst adversary maximises at its, a
+    random opponent's is rule-following; ``leaf(rows, cows)`` once the turn is placed."""
+    if i == len(turn):
+        return leaf(rows, cows)
+    card, seat = turn[i]
+    opts = reference.options(rows, card, professional)
+    if len(opts) > 1 and (seat or p1_rule) and model == "random":
+        opts = [reference.rule_following(rows, opts)]
+    values = []
+    for o in opts:
+        new, got = reference.apply_option(rows, card, o)
+        more = list(cows)
+        more[seat] += got
+        values.append(place(new, turn, i + 1, more, professional, model, leaf, p1_rule))
+    return min(values) if seat == 0 else max(values)
+
+
+def brute_win(position: Position, model: str, p1_rule: bool = False) -> dict[int, float]:
+    """Every card's probability of winning the round (random) or guaranteed share (worst),
+    by plain recursion: each turn every card of each known hand and every ordered tuple of
+    distinct pool cards for the hidden players (hidden player t plays the tuple's t-th).
+    ``p1_rule``: player 1's row choices rule-following too (Monte Carlo's playouts)."""
+    order = seat_order(position)
+    assert position.taken_so_far is not None
+    start = [position.taken_so_far[p] for p in order]
+    known_hands = [position.hands[p] for p in order[1:] if position.hands[p] is not None]
+    nk, nh = len(known_hands), len(position.hidden_players)
+
+    def card_value(rows, c, hands, pool, cows):
+        outcomes = []
+        for combo in itertools.product(*hands[1:]):
+            for tup in itertools.permutations(pool, nh):
+                turn = [(c, 0)] + [(x, 1 + j) for j, x in enumerate(combo)]
+                turn += [(x, 1 + nk + t) for t, x in enumerate(tup)]
+                after = [tuple(x for x in h if x != played)
+                         for h, played in zip(hands, (c, *combo))]
+                rest = tuple(x for x in pool if x not in tup)
+                outcomes.append(place(rows, sorted(turn), 0, cows, position.professional, model,
+                                      lambda r, w, a=after, p=rest: state(r, a, p, w),
+                                      p1_rule))
+        return sum(outcomes) / len(outcomes) if model == "random" else max(outcomes)
+
+    def state(rows, hands, pool, cows):
+        if not hands[0]:
+            return win_cost(cows)
+        return min(card_value(rows, c, hands, pool, cows) for c in hands[0])
+
+    hands = [position.hand, *known_hands]
+    rows = [list(r) for r in position.rows]
+    return {c: 1.0 - card_value(rows, c, hands, tuple(position.pool), start)
+            for c in position.hand}
+
+
+def brute_splits(position: Position) -> dict[int, float]:
+    """The random model's win probabilities with two cards left, from the splits: every
+    way to deal the hidden hands (two cards each) from the pool and every card each
+    opponent may play now, equally likely; after this turn's cards are revealed player 1
+    chooses its rows knowing only what it saw (the splits that agree with it, equally
+    likely), then the last turn is forced but for its row choices."""
+    assert position.cards_left == 2
+    order = seat_order(position)
+    assert position.taken_so_far is not None
+    start = [position.taken_so_far[p] for p in order]
+    known_hands = [position.hands[p] for p in order[1:] if position.hands[p] is not None]
+    nk, nh = len(known_hands), len(position.hidden_players)
+    prof = position.professional
+
+    def splits(pool, n):
+        if n == 0:
+            yield ()
+            return
+        for hand in itertools.combinations(pool, 2):
+            rest = tuple(x for x in pool if x not in hand)
+            for more in splits(rest, n - 1):
+                yield (hand, *more)
+
+    rows0 = [list(r) for r in position.rows]
+    result = {}
+    for c in position.hand:
+        last = next(x for x in position.hand if x != c)
+        # what player 1 sees this turn -> the other players' last cards, one per split and play
+        seen: dict[tuple, list[tuple]] = defaultdict(list)
+        for split in splits(tuple(position.pool), nh):
+            for now in itertools.product(*known_hands, *split):
+                later = tuple(next(x for x in h if x != played)
+                              for h, played in zip((*known_hands, *split), now))
+                seen[now].append(later)
+        total = sum(len(v) for v in seen.values())
+        value = 0.0
+        for now, laters in seen.items():
+            turn = sorted([(c, 0)] + [(x, 1 + s) for s, x in enumerate(now)])
+
+            def after_turn(rows, cows, laters=laters, last=last):
+                costs = [place(rows, sorted([(last, 0)] + [(x, 1 + s) for s, x in
+                                                          enumerate(later)]),
+                               0, cows, prof, "random", lambda r, w: win_cost(w))
+                         for later in laters]
+                return sum(costs) / len(costs)
+
+            value += len(laters) * place(rows0, turn, 0, start, prof, "random", after_turn)
+        result[c] = 1.0 - value / total
+    assert nk + nh == position.players - 1
+    return result
+
+
+def with_known(position: Position, player: int) -> Position:
+    """The position with one hidden player's hand given (the pool's first cards)."""
+    k = position.cards_left
+    hand = sorted(position.pool)[:k]
+    return parse_position(format_position(position) + f" p{player + 1}=" +
+                          ",".join(map(str, hand)))
+
+
+def taken_variants(position: Position, seed: int) -> list[tuple[int, ...]]:
+    """Cows taken so far: hidden seats unequal (split_gone) and all equal but player 1's."""
+    total = sum(card_cows(c) for c in position.gone)
+    return [split_gone(position, seed), (total,) + (0,) * (position.players - 1)]
+
+
+CASES = [  # (rules, cards left, seed, known hands given): two or three hidden hands
+    (Rules("tactical", 3), 2, 1, 0), (Rules("tactical", 3), 3, 4, 0),
+    (Rules("tactical", 3), 3, 7, 0),
+    (Rules("tactical", 3, placement="professional"), 3, 2, 0),
+    (Rules("tactical", 4), 2, 3, 0), (Rules("tactical", 4), 2, 8, 0),
+    (Rules("tactical", 4), 3, 5, 1),
+]
+
+
+@pytest.mark.parametrize("rules,k,seed,known", CASES)
+@pytest.mark.parametrize("model", ["random", "worst"])
+def test_exact_win_with_hidden_hands_matches_the_brute_force(rules, k, seed, known, model):
+    position = deal_position(rules, k, seed=seed)
+    if known:
+        position = with_known(position, 1)
+    assert len(position.hidden_players) >= 2
+    for taken in taken_variants(position, seed):
+        p = with_taken(position, taken)
+        got = {c.card: c.value for c in exact.solve_exact(p, model, objective="win").cards}
+        assert got == pytest.approx(brute_win(p, model), abs=TOL), taken
+
+
+def test_the_brute_forces_agree_on_one_hidden_hand():
+    """With one hidden hand brute_win is test_objectives' brute force (a set is a tuple)."""
+    position = deal_position(Rules("standard", 3), 2, seed=4)
+    p = with_taken(with_known(position, 1), split_gone(position, 4))
+    assert len(p.hidden_players) == 1
+    assert brute_win(p, "random") == pytest.approx(brute_values(p, "random", "win"), abs=TOL)
+
+
+@pytest.mark.parametrize("players,seed", [(3, 1), (3, 6), (4, 3)])
+def test_the_turn_by_turn_model_is_the_splits_model(players, seed):
+    """Uniform splits of the pool and uniformly random plays, player 1 choosing from
+    what it saw: brute_splits = brute_win = exact."""
+    position = deal_position(Rules("tactical", players), 2, seed=seed)
+    p = with_taken(position, split_gone(position, seed))
+    want = brute_splits(p)
+    assert brute_win(p, "random") == pytest.approx(want, abs=TOL)
+    got = {c.card: c.value for c in exact.solve_exact(p, objective="win").cards}
+    assert got == pytest.approx(want, abs=TOL)
+
+
+@pytest.mark.parametrize("pool,hidden,k", [(5, 2, 2), (6, 2, 2), (7, 3, 2), (7, 2, 3)])
+def test_a_turns_hidden_cards_are_a_uniform_ordered_tuple(pool, hidden, k):
+    """The reduction behind the search, on bare card numbers, with pool cards in no hand
+    too (standard variant): over uniform splits and uniformly random plays, a turn's
+    hidden cards are uniform over the ordered tuples of distinct pool cards, and given
+    them the hands left are uniform over the splits of the pool left."""
+    cards = tuple(range(pool))
+
+    def splits(left, n, size):
+        if n == 0:
+            yield ()
+            return
+        for hand in itertools.combinations(left, size):
+            rest = tuple(x for x in left if x not in hand)
+            for more in splits(rest, n - 1, size):
+                yield (hand, *more)
+
+    seen: dict[tuple, dict[tuple, int]] = defaultdict(lambda: defaultdict(int))
+    for split in splits(cards, hidden, k):
+        for play in itertools.product(*split):  # each a 1/k^hidden chance
+            left = tuple(tuple(x for x in h if x != c) for h, c in zip(split, play))
+            seen[play][left] += 1
+    tuples = list(itertools.permutations(cards, hidden))
+    assert sorted(seen) == sorted(tuples)
+    assert len({sum(v.values()) for v in seen.values()}) == 1
+    for play, lefts in seen.items():
+        rest = tuple(x for x in cards if x not in play)
+        assert sorted(lefts) == sorted(splits(rest, hidden, k - 1))
+        assert len(set(lefts.values())) == 1
+
+
+def test_telling_hidden_seats_apart_matters():
+    """Somewhere the hidden hands as one seat (the search before) would be wrong: the
+    brute force with hidden seats told apart differs from lumping their cows together."""
+    differ = False
+    for seed in range(1, 7):
+        position = deal_position(Rules("tactical", 3), 2, seed=seed)
+        p = with_taken(position, split_gone(position, seed))
+        exact_values = {c.card: c.value for c in exact.solve_exact(p, objective="win").cards}
+        lumped = lumped_win(p)
+        differ |= any(abs(exact_values[c] - lumped[c]) > 1e-6 for c in p.hand)
+    assert differ
+
+
+def lumped_win(position: Position) -> dict[int, float]:
+    """Win probabilities if both hidden hands were one seat holding their cows together."""
+    taken = position.taken_so_far
+    assert taken is not None
+    hidden = position.hidden_players
+    merged = [taken[p] for p in range(position.players) if p not in hidden[1:]]
+    merged[hidden[0]] = sum(taken[p] for p in hidden)
+
+    def card_value(rows, c, pool, cows):
+        outcomes = [place(rows, sorted([(c, 0)] + [(x, 1) for x in combo]), 0, cows,
+                          position.professional, "random",
+                          lambda r, w, rest=tuple(x for x in pool if x not in combo):
+                          last(r, rest, w, c))
+                    for combo in itertools.combinations(pool, len(hidden))]
+        return sum(outcomes) / len(outcomes)
+
+    def last(rows, pool, cows, played):
+        c = next(x for x in position.hand if x != played)
+        return card_value_end(rows, c, pool, cows)
+
+    def card_value_end(rows, c, pool, cows):
+        outcomes = [place(rows, sorted([(c, 0)] + [(x, 1) for x in combo]), 0, cows,
+                          position.professional, "random", lambda r, w: win_cost(w))
+                    for combo in itertools.combinations(pool, len(hidden))]
+        return sum(outcomes) / len(outcomes)
+
+    assert position.cards_left == 2
+    rows = [list(r) for r in position.rows]
+    return {c: 1.0 - card_value(rows, c, tuple(position.pool), merged) for c in position.hand}
+
+
+@pytest.mark.parametrize("players,k,seed", [(3, 3, 4), (4, 3, 5)])
+def test_montecarlo_win_lands_inside_its_interval_of_the_exact_value(players, k, seed):
+    position = deal_position(Rules("tactical", players), k, seed=seed)
+    p = with_taken(position, split_gone(position, seed))
+    want = {c.card: c.value for c in exact.solve_exact(p, objective="win").cards}
+    mc = montecarlo.run_montecarlo(p, samples=600, seed=2, exact_depth=k - 1, objective="win")
+    assert mc.later_exact and mc.objective == "win"
+    for c in mc.cards:
+        assert abs(c.value - want[c.card]) <= montecarlo.Z99 * c.stderr + TOL, (c, want)
+
+
+@pytest.mark.parametrize("players,seed", [(3, 2), (4, 3)])
+def test_montecarlo_playouts_attribute_hidden_cards_by_seat(players, seed):
+    """No exact part (exact_depth 0, two cards left): a sample is a playout with every row
+    choice rule-following, its hidden cards drawn in order and the t-th given to hidden
+    seat t; the estimate lands inside its 99% interval of that brute force, and is
+    deterministic for a seed."""
+    position = deal_position(Rules("tactical", players), 2, seed=seed)
+    p = with_taken(position, split_gone(position, seed))
+    runs = [montecarlo.run_montecarlo(p, samples=3000, seed=5, exact_depth=0, rollouts=0,
+                                      objective="win") for _ in range(2)]
+    assert [c.value for c in runs[0].cards] == [c.value for c in runs[1].cards]
+    want = brute_win(p, "random", p1_rule=True)
+    for c in runs[0].cards:
+        assert abs(c.value - want[c.card]) <= montecarlo.Z99 * c.stderr + TOL, (c, want)
+
+
+def test_goal_tells_hidden_seats_apart_only_for_win_with_two_or_more():
+    three = with_taken(deal_position(Rules("tactical", 3), 3, seed=4),
+                       split_gone(deal_position(Rules("tactical", 3), 3, seed=4), 4))
+    assert exact.goal_array(three, "win")[exact.G_HIDDEN_SEATS] == 2
+    for objective in ("cows", "margin"):
+        assert exact.goal_array(three, objective)[exact.G_HIDDEN_SEATS] == 0
+    assert exact.goal_array(with_known(three, 1), "win")[exact.G_HIDDEN_SEATS] == 0
+    with pytest.raises(NimmtError, match="taken"):
+        exact.goal_array(deal_position(Rules("tactical", 3), 3, seed=4), "win")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_search_bots_play_win_with_hidden_hands(players):
+    from nimmt.solver.analysis import analyse
+    from nimmt.solver.bots import make_policy
+
+    position = deal_position(Rules("tactical", players), 3, seed=players)
+    p = with_taken(position, split_gone(position, players))
+    a = analyse(p, method="exact", objective="win")
+    best = {c.card for c in a.cards if c.regret <= 1e-9}
+    assert make_policy("expecti:objective=win", seed=1).choose(p).card in best
+    worst = analyse(p, "worst", method="exact", objective="win")
+    best = {c.card for c in worst.cards if c.regret <= 1e-9}
+    assert make_policy("paranoid:objective=win", seed=1).choose(p).card in best
+    deeper = with_taken(deal_position(Rules("tactical", players), 7, seed=players),
+                        split_gone(deal_position(Rules("tactical", players), 7, seed=players),
+                                   players))
+    card = make_policy("expecti:samples=20,nodes=2000,objective=win", seed=1).choose(deeper).card
+    assert card in deeper.hand
+
+
+def test_analyse_win_on_a_dealt_three_player_position(runner):
+    from cli_checks import assert_ok, invoke
+
+    position = deal_position(Rules("tactical", 3), 3, seed=4)
+    text = format_position(with_taken(position, split_gone(position, 4)))
+    result = invoke(runner, "analyse", text, "--objective", "win")
+    assert_ok(result)
+    assert "win" in result.output
