@@ -14,6 +14,7 @@ import itertools
 from collections import defaultdict
 
 import pytest
+from test_game_objective import in_game
 from test_objectives import brute_values, split_gone, with_taken
 
 from nimmt.solver import exact, montecarlo, reference
@@ -341,3 +342,34 @@ def test_analyse_win_on_a_dealt_three_player_position(runner):
     result = invoke(runner, "analyse", text, "--objective", "win")
     assert_ok(result)
     assert "win" in result.output
+
+
+class Totals:
+    """A position whose cows taken so far are other numbers (the game's totals), for
+    brute_win only (Position itself checks taken= against the cards gone)."""
+
+    def __init__(self, position: Position, taken: tuple[int, ...]):
+        self.position, self.taken_so_far = position, taken
+
+    def __getattr__(self, name):
+        return getattr(self.position, name)
+
+
+@pytest.mark.parametrize("players,k,seed", [(3, 2, 1), (3, 3, 4), (4, 2, 3)])
+@pytest.mark.parametrize("model", ["random", "worst"])
+def test_game_win_with_hidden_hands_keeps_each_hidden_players_score(players, k, seed, model):
+    """In a game of three or more the round's end is worth the share of the fewest totals
+    (score + cows), which is the round's win from cows taken = score + taken: so brute_win
+    on that position is the value. Hidden players' scores that differ (their totals equal
+    or not, the game ending at this round or not) must stay with their players although
+    the search sorts the hidden seats."""
+    position = deal_position(Rules("tactical", players), k, seed=seed)
+    taken = split_gone(position, seed)
+    assert len(position.hidden_players) >= 2
+    even = taken[1] - taken[2]  # player 3's score that makes its total player 2's
+    for scores, threshold in [((5, 9, 2, 7)[:players], 66), ((5, 0, even, 4)[:players], 66),
+                              ((5, 9, 2, 7)[:players], 12)]:
+        p = in_game(with_taken(position, taken), scores, threshold)
+        got = {c.card: c.value for c in exact.solve_exact(p, model, objective="win").cards}
+        totals = Totals(p, tuple(t + s for t, s in zip(taken, scores)))
+        assert got == pytest.approx(brute_win(totals, model), abs=TOL), (scores, threshold)
