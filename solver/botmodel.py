@@ -264,8 +264,9 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, professional, seed, f
     sample j deals the hidden hands (hidden[p] = 1) from pool0 by stream (seed, j), the
     same deal for every card (common random numbers); player 1 plays card i, then the
     ``later`` bot's cards; every opponent the ``bot``'s (engine.pick_card codes); rows
-    rule-following. values[i, j - first] = player 1's cows to the end of the round,
-    nows[i, j - first] its cows this turn."""
+    rule-following. values[i, j] = player 1's cows to the end of the round, nows[i, j]
+    its cows this turn (the whole arrays are passed: a slice of them would be C- or
+    A-ordered depending on the chunk, and numba would compile the kernel for each)."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -297,8 +298,8 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, professional, seed, f
                     if owners[a] == 0:
                         cows += taken
                 if turn == 0:
-                    nows[i, j - first] = cows
-            values[i, j - first] = cows
+                    nows[i, j] = cows
+            values[i, j] = cows
 
 
 def _table_round(position: Position, spec: BotSpec, first: int,
@@ -369,8 +370,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
         while done < samples:
             size = sizer.size(min(chunk, samples - done))
             bot_round_samples(table, hands, hidden, pool, n, k, position.professional, seed,
-                              done, size, codes[0], codes[1], values[:, done:done + size],
-                              now[:, done:done + size])
+                              done, size, codes[0], codes[1], values, now)
             done += size
             chunk *= 2
             if progress:

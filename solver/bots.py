@@ -659,7 +659,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                 for a in range(n):
                     got[owners[a]] += turns.play_option(table, cards[a], professional,
                                                         turns.RULE_OPTION)
-            sums[i] += playout_cost(objective, got, start, 0, utility)
+            sums[i] += playout_cost(objective, got, start, np.int64(0), utility)
 
 
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)

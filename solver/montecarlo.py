@@ -162,12 +162,13 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
     leaves ``table`` as the line played and adds the seats' cows to ``held``."""
     for a in range(width):
         owner[cards[a]] = OWNER_GONE
-    mine_at = 0
+    mine_at = np.int64(0)  # not a literal 0: _play_rule would compile once more for it
     for a in range(width):
         if tags[a] == OWNER_P1:
             mine_at = a
     # cards below player 1's: rule-following owners
-    before = _play_rule(table, cards, tags, 0, mine_at, professional, goal, held, known_count)
+    before = _play_rule(table, cards, tags, np.int64(0), mine_at, professional, goal, held,
+                        known_count)
     if not exact_child:
         mine = held[0]
         total = before + _play_rule(table, cards, tags, mine_at, width, professional, goal, held,

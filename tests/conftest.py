@@ -1,3 +1,8 @@
+import fcntl
+import hashlib
+import os
+import tempfile
+
 import pytest
 from click.testing import CliRunner
 
@@ -5,3 +10,51 @@ from click.testing import CliRunner
 @pytest.fixture
 def runner():
     return CliRunner()
+
+
+def _share_compiles_between_workers() -> None:
+    """pytest-xdist workers start with the same cold numba cache and need mostly the same
+    kernels, so each compiled them all (measured: most of a worker's compile time was a
+    kernel the other worker compiled too). Here a worker compiles a cached kernel holding
+    a file lock named after the function; the other worker, needing it meanwhile, waits
+    for the lock and then loads it from the on-disk cache instead of compiling it again.
+    Different kernels still compile side by side. Locks are taken inside numba's own
+    compiler lock (one compile at a time per process) and at most once per function per
+    process (a nested compile of the same function reuses the held lock). The call graph of
+    cached kernels has no cycles (numba cannot cache recursion), so the locks cannot
+    deadlock. Nothing changes in what is compiled or run: only who compiles it first."""
+    try:
+        from numba.core.caching import NullCache
+        from numba.core.compiler_lock import global_compiler_lock
+        from numba.core.dispatcher import Dispatcher
+    except ImportError:  # a numba without these internals: compile as usual
+        return
+    original = Dispatcher.compile
+    folder = os.path.join(tempfile.gettempdir(), f"nimmt-test-compile-locks-{os.geteuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    held: set[str] = set()
+
+    def compile(self, sig):
+        cache = getattr(self, "_cache", None)
+        func = getattr(self, "py_func", None)
+        if cache is None or isinstance(cache, NullCache) or func is None:
+            return original(self, sig)
+        code = func.__code__
+        key = hashlib.sha1(f"{code.co_filename}:{func.__qualname__}".encode()).hexdigest()
+        with global_compiler_lock:
+            if key in held:
+                return original(self, sig)
+            with open(os.path.join(folder, key), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                held.add(key)
+                try:
+                    return original(self, sig)
+                finally:
+                    held.discard(key)
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+
+    Dispatcher.compile = compile
+
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _share_compiles_between_workers()

@@ -5,6 +5,7 @@ what they should. Each case: one line (or the cards finished, then one line) and
 documented exit status."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -27,9 +28,16 @@ from nimmt.solver.rules import NimmtError, Rules
 from cli_checks import assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
 # Logic, 4 players, 5 cards each (nimmt deal --variant logic --players 4 --cards-left 5
 # --seed 1): estimated 70 million nodes, several minutes of exact search.
-BIG = format_position(deal_position(Rules("logic", 4), 5, seed=1))
+@functools.cache
+def big() -> str:
+    """Dealt on first use, not at import (collection would compile the game kernels)."""
+    return format_position(deal_position(Rules("logic", 4), 5, seed=1))
+
+
 # The issue's 3-player position: estimated 8.4 million nodes, exact in 2.6 million.
 THREE = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
          "gone=4,7,15,20,27,29,31,33")
@@ -69,7 +77,7 @@ def test_error_types():
 def test_exact_search_stops_at_its_time_limit(model):
     start = time.perf_counter()
     with pytest.raises(SearchStopped) as info:
-        solve_exact(parse_position(BIG), model, max_nodes=10**9, time_limit=1.0)
+        solve_exact(parse_position(big()), model, max_nodes=10**9, time_limit=1.0)
     assert time.perf_counter() - start < 1.0 + SLACK
     stopped = info.value
     assert stopped.reason == "time limit" and stopped.cards_total == 5 and stopped.nodes > 0
@@ -81,7 +89,7 @@ def test_exact_search_stops_at_its_time_limit(model):
 @pytest.mark.parametrize("model", ["random", "worst"])
 def test_cli_exact_time_limit_is_one_line(runner, model):
     start = time.perf_counter()
-    result = invoke(runner, "analyse", BIG, "--opponents", model, "--method", "exact",
+    result = invoke(runner, "analyse", big(), "--opponents", model, "--method", "exact",
                     "--max-nodes", 100_000_000, "--time-limit", 1)
     assert time.perf_counter() - start < 1.0 + SLACK
     line = assert_one_line_error(result)  # no card finished: nothing on stdout
@@ -183,7 +191,7 @@ def start_searching(*args: str) -> subprocess.Popen:
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
 def test_sigint_stops_exact_search_with_exit_130():
-    proc = start_searching("analyse", BIG, "--method", "exact", "--max-nodes", "100000000")
+    proc = start_searching("analyse", big(), "--method", "exact", "--max-nodes", "100000000")
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
@@ -216,7 +224,7 @@ def test_auto_runs_exact_on_the_three_player_position(three_exact):
 
 def test_auto_falls_back_with_the_time_left():
     start = time.perf_counter()
-    result = analyse(parse_position(BIG), method="auto", samples=10**7, seed=1, time_limit=2.0)
+    result = analyse(parse_position(big()), method="auto", samples=10**7, seed=1, time_limit=2.0)
     assert time.perf_counter() - start < 2.0 + SLACK
     assert result.method == "montecarlo"
     assert result.reason.startswith("auto: exact search did not finish in ")
