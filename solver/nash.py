@@ -41,19 +41,21 @@ DEFAULT_MEMORY = 8 * 2**30
 # costs no time; keeping the three-card ones too is 3-4 times faster than not)
 MEMO_FROM = 3
 # The state estimate counts what the table holds: the states of MEMO_FROM..k-1 cards each
-# (the root is not stored). Calibrated on dealt positions (tactical, normal placement:
-# seeds 10-17 at k = 4..6, 10-15 at k = 7, one worker; 10-12 at k = 8, README's --levels
-# table; benchmarks/nash.py --levels prints the estimate beside the counts):
-# STORED_MEDIAN is the median count at each k, by placement; past the largest k measured
-# each card multiplies it by GROWTH_PAST (measured 8 -> 9: 6,200,729 -> 62,679,677
-# stored, seed 10; the medians grew 27, 27, 20 and 14 times into k = 5..8: the growth
-# falls as the deck runs out). The estimate is the median times STATES_MARGIN: at or
-# above 6 of 8 deals at k = 5 and 6, 5 of 6 at k = 7, 2 of 3 at k = 8; the largest
-# measured are 1.7-2.1 times the median, so a deal may pass it: its table then doubles
-# or fills further (table_slots, fill_limit).
+# (the root is not stored). Calibrated on dealt tactical positions with one worker
+# (seeds 10-17 at k = 4..6, 10-15 at k = 7 normal, 10-12 at k = 7 professional; k = 8
+# normal: seeds 10-12, README's --levels table; benchmarks/nash.py --levels prints the
+# estimate beside the counts): STORED_MEDIAN is the median count at each k measured, by
+# placement (professional keeps 3-6 times fewer); past the largest k measured each card
+# multiplies it by GROWTH_INTO (into 8: the normal medians' 7 -> 8; into 9 and after:
+# 6,200,729 -> 62,679,677 stored from k = 8 to 9, seed 10 normal; the medians grew 27,
+# 27, 20 and 14 times into k = 5..8: the growth falls as the deck runs out). The
+# estimate is the median times STATES_MARGIN: at or above 6-7 of 8 deals at k = 5 and 6,
+# 5 of 6 at k = 7 (3 of 3 professional), 2 of 3 at k = 8; the largest measured are
+# 1.4-2.1 times the median, so a deal may pass it: its table then doubles or fills
+# further (table_slots, fill_limit).
 STORED_MEDIAN = {False: {4: 35, 5: 943, 6: 25_266, 7: 499_908, 8: 6_962_592},
-                 True: {4: 35, 5: 943, 6: 25_266, 7: 499_908, 8: 6_962_592}}
-GROWTH_PAST = 10.1
+                 True: {4: 18, 5: 266, 6: 5_402, 7: 82_077}}
+GROWTH_INTO = {8: 13.9, 9: 10.1}   # and GROWTH_INTO[9] for every card after
 STATES_MARGIN = 1.3
 # A table that cannot double within the memory budget fills up to FULL_LOAD before the
 # solve stops (or spills): linear probing at load a takes (1 + 1/(1-a)) / 2 probes a hit
@@ -808,7 +810,9 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
         return 1
     medians = STORED_MEDIAN[position.professional]
     top = max(medians)
-    states = medians[min(k, top)] * GROWTH_PAST ** max(0, k - top)
+    states = float(medians[min(k, top)])
+    for j in range(top + 1, k + 1):
+        states *= GROWTH_INTO.get(j, GROWTH_INTO[9])
     return max(1, math.ceil(states * STATES_MARGIN))
 
 
