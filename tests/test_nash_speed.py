@@ -117,10 +117,19 @@ def test_fill_limit_doubles_at_half_or_fills_when_it_cannot():
 ONE_TABLE = 1024 * 40
 
 
-def test_table_that_cannot_double_fills_past_half(monkeypatch):
+@pytest.fixture
+def small_table(monkeypatch):
+    """A solve whose estimate asks for that table, counting every store against its
+    limit (a worker reports its stores every REPORT_EVERY, up to slots / 16: a root cell
+    of these small solves stores fewer, so the count would only be checked between cells)."""
+    monkeypatch.setattr(nash, "estimate_states", lambda *a, **k: 700)  # 1024 slots
+    monkeypatch.setattr(nash, "REPORT_EVERY", 1)
+
+
+def test_table_that_cannot_double_fills_past_half(request):
     position = dealt("normal", 5, 17)  # 529 states kept: past half of 1024 slots
     expected = solve_nash(position, workers=1)
-    monkeypatch.setattr(nash, "estimate_states", lambda *a, **k: 700)  # its table: 1024 slots
+    request.getfixturevalue("small_table")
     assert table_slots(position, ONE_TABLE) == (1024, 512)
     r = solve_nash(position, memory=ONE_TABLE, workers=1)
     assert r.table_bytes == ONE_TABLE and MAX_LOAD * 1024 < r.stored <= FULL_LOAD * 1024
@@ -129,10 +138,10 @@ def test_table_that_cannot_double_fills_past_half(monkeypatch):
     assert (r.matrix == expected.matrix).all()
 
 
-def test_full_table_stops_or_spills(monkeypatch, tmp_path):
+def test_full_table_stops_or_spills(request, tmp_path):
     position = dealt("normal", 5, 13)  # 871 states kept: past FULL_LOAD of 1024 slots
     expected = solve_nash(position, workers=1)
-    monkeypatch.setattr(nash, "estimate_states", lambda *a, **k: 700)  # its table: 1024 slots
+    request.getfixturevalue("small_table")
     with pytest.raises(MemoryExceeded, match="filled"):
         solve_nash(position, memory=ONE_TABLE, workers=1)
     r = solve_nash(position, memory=ONE_TABLE, workers=1, spill=str(tmp_path))
