@@ -40,7 +40,7 @@ from tabulate import tabulate
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 CHILD = r"""
-import json, os, resource, sys, time
+import hashlib, json, os, resource, sys, time
 sys.path.insert(0, sys.argv[5])
 import solver
 assert os.path.samefile(os.path.dirname(solver.__file__), os.path.join(sys.argv[5], "solver"))
@@ -63,6 +63,8 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "table_mb": r.table_bytes / 2**20, "cells": r.nodes,
                   "exploitability": r.exploitability, "value": r.value,
                   "levels": list(getattr(r, "levels", ())), "load": load,
+                  "digest": hashlib.sha1(r.matrix.tobytes() + repr((r.value, r.p1_frequency,
+                      r.p2_frequency, r.p1_ev, r.p2_ev)).encode()).hexdigest(),
                   "load_after": os.getloadavg()[0], "base_mb": base / 1024}))
 """
 
@@ -94,20 +96,22 @@ def compare(old_root: str, ks: list[int], deals: int, repeat: int,
                 old = min(runs["old"], key=lambda r: r["seconds"])
                 new = min(runs["new"], key=lambda r: r["seconds"])
                 assert abs(old["value"] - new["value"]) < 1e-9, (k, seed, placement)
+                same = "yes" if old["digest"] == new["digest"] else "no"
                 totals["old"] += old["seconds"]
                 totals["new"] += new["seconds"]
                 rows.append([placement, k, seed, f"{old['states']:,}", f"{new['states']:,}",
                              f"{old['stored']:,}", f"{new['stored']:,}",
                              f"{old['seconds']:.2f}", f"{new['seconds']:.2f}",
                              f"{new['seconds'] / old['seconds']:.3f}",
-                             f"{old['peak_mb']:,.0f}", f"{new['peak_mb']:,.0f}"])
+                             f"{old['peak_mb']:,.0f}", f"{new['peak_mb']:,.0f}", same])
                 print(f"{placement} k={k} seed={seed}: done", file=sys.stderr, flush=True)
     rows.append(["all", "", "", "", "", "", "", f"{totals['old']:.2f}",
-                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}", "", ""])
+                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}", "", "", ""])
     print(f"nash, old ({old_root}) and new side by side, one worker, best of {repeat}")
     print(tabulate(rows, headers=["placement", "k", "seed", "states, old", "states, new",
                                   "stored, old", "stored, new", "s, old", "s, new",
-                                  "new / old", "peak MB, old", "peak MB, new"],
+                                  "new / old", "peak MB, old", "peak MB, new",
+                                  "identical (root cells, value, strategies)"],
                    tablefmt="github"))
     print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
