@@ -6,8 +6,9 @@ memory; the growth per card and what a full 10-card solve would cost.
 
     python benchmarks/nash.py [--max-k 8] [--deals 3] [--window-max-k 7]
     python benchmarks/nash.py --compare OLD_CHECKOUT [--ks 6,7] [--deals 3] [--repeat 2]
+                              [--placements normal,professional]
     python benchmarks/nash.py --levels 6,7,8 [--deals 3]
-    python benchmarks/nash.py --goal 9 [--memory 8G] [--seed 10]
+    python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 ``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
@@ -15,8 +16,10 @@ git worktree of an earlier commit: ``git worktree add /tmp/nimmt-old-nash a7ef16
 in its own process with its own sys.path, alternating, one worker, normal and professional
 placement: states, stored states, seconds and peak memory side by side (the best of
 ``--repeat`` runs). ``--levels`` prints the distinct states stored per level (cards left
-each) and where a state's bytes go; ``--goal K`` solves one dealt position of K cards each
-within ``--memory`` and prints states, peak memory, seconds and exploitability with the load.
+each), the planner's estimate beside it, and where a state's bytes go; ``--goal K`` prints
+the plan for one dealt position of K cards each within ``--memory`` (estimated states, the
+first table; ``--plan-only`` stops there), solves it and prints states, peak memory,
+seconds and exploitability with the load.
 Each checkout's children compile into their own numba cache folder (they import the
 checkout's ``solver`` package, not the installed ``nimmt.solver``).
 """
@@ -37,7 +40,7 @@ from tabulate import tabulate
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 CHILD = r"""
-import json, os, resource, sys, time
+import hashlib, json, os, resource, sys, time
 sys.path.insert(0, sys.argv[5])
 import solver
 assert os.path.samefile(os.path.dirname(solver.__file__), os.path.join(sys.argv[5], "solver"))
@@ -60,6 +63,8 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "table_mb": r.table_bytes / 2**20, "cells": r.nodes,
                   "exploitability": r.exploitability, "value": r.value,
                   "levels": list(getattr(r, "levels", ())), "load": load,
+                  "digest": hashlib.sha1(r.matrix.tobytes() + repr((r.value, r.p1_frequency,
+                      r.p2_frequency, r.p1_ev, r.p2_ev)).encode()).hexdigest(),
                   "load_after": os.getloadavg()[0], "base_mb": base / 1024}))
 """
 
@@ -77,10 +82,11 @@ def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROO
     return json.loads(out)
 
 
-def compare(old_root: str, ks: list[int], deals: int, repeat: int) -> None:
+def compare(old_root: str, ks: list[int], deals: int, repeat: int,
+            placements: tuple[str, ...] = ("normal", "professional")) -> None:
     """Old and new code on the same positions, alternating, one worker."""
     rows, totals = [], {"old": 0.0, "new": 0.0}
-    for placement in ("normal", "professional"):
+    for placement in placements:
         for k in ks:
             for seed in range(10, 10 + deals):
                 runs = {"old": [], "new": []}
@@ -90,22 +96,38 @@ def compare(old_root: str, ks: list[int], deals: int, repeat: int) -> None:
                 old = min(runs["old"], key=lambda r: r["seconds"])
                 new = min(runs["new"], key=lambda r: r["seconds"])
                 assert abs(old["value"] - new["value"]) < 1e-9, (k, seed, placement)
+                same = "yes" if old["digest"] == new["digest"] else "no"
                 totals["old"] += old["seconds"]
                 totals["new"] += new["seconds"]
                 rows.append([placement, k, seed, f"{old['states']:,}", f"{new['states']:,}",
                              f"{old['stored']:,}", f"{new['stored']:,}",
                              f"{old['seconds']:.2f}", f"{new['seconds']:.2f}",
                              f"{new['seconds'] / old['seconds']:.3f}",
-                             f"{old['peak_mb']:,.0f}", f"{new['peak_mb']:,.0f}"])
+                             f"{old['peak_mb']:,.0f}", f"{new['peak_mb']:,.0f}", same])
                 print(f"{placement} k={k} seed={seed}: done", file=sys.stderr, flush=True)
     rows.append(["all", "", "", "", "", "", "", f"{totals['old']:.2f}",
-                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}", "", ""])
+                 f"{totals['new']:.2f}", f"{totals['new'] / totals['old']:.3f}", "", "", ""])
     print(f"nash, old ({old_root}) and new side by side, one worker, best of {repeat}")
     print(tabulate(rows, headers=["placement", "k", "seed", "states, old", "states, new",
                                   "stored, old", "stored, new", "s, old", "s, new",
-                                  "new / old", "peak MB, old", "peak MB, new"],
+                                  "new / old", "peak MB, old", "peak MB, new",
+                                  "identical (root cells, value, strategies)"],
                    tablefmt="github"))
     print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
+
+
+def plan(k: int, seed: int, memory: int, placement: str = "normal") -> dict:
+    """The planner's figures for one dealt position (no solve): this checkout's code."""
+    sys.path.insert(0, ROOT)
+    from solver.game import deal_position
+    from solver.nash import estimate_bytes, estimate_states, slot_bytes, table_slots
+    from solver.rules import Rules
+
+    position = deal_position(Rules("tactical", 2, placement), k, seed=seed)
+    first, largest = table_slots(position, memory)
+    return {"states": estimate_states(position), "bytes": estimate_bytes(position),
+            "first_slots": first, "first_bytes": first * slot_bytes(position),
+            "fits": estimate_bytes(position) <= memory}
 
 
 def levels(ks: list[int], deals: int) -> None:
@@ -116,7 +138,9 @@ def levels(ks: list[int], deals: int) -> None:
             r = solve(k, seed, 2)
             stored = max(1, r["stored"])
             counts = r["levels"] + [0] * (top + 1 - len(r["levels"]))
-            rows.append([k, seed, f"{r['stored']:,}"]
+            estimate = plan(k, seed, 2**40)["states"]
+            rows.append([k, seed, f"{r['stored']:,}", f"{estimate:,}",
+                         f"{estimate / stored:.2f}"]
                         + [f"{counts[j]:,} ({counts[j] / stored:.0%})" if counts[j] else ""
                            for j in range(top - 1, 2, -1)]
                         + [f"{r['seconds']:.1f}", f"{r['peak_mb']:,.0f}",
@@ -125,13 +149,21 @@ def levels(ks: list[int], deals: int) -> None:
             print(f"levels k={k} seed={seed}: done", file=sys.stderr, flush=True)
     print("States stored per level (cards left each; two-card states are solved again, "
           "not stored), two workers")
-    print(tabulate(rows, headers=["k", "seed", "stored"]
+    print(tabulate(rows, headers=["k", "seed", "stored", "estimate", "estimate / stored"]
                    + [f"{j} left" for j in range(top - 1, 2, -1)]
                    + ["s", "peak MB", "bytes/state", "load"], tablefmt="github"))
 
 
-def goal(k: int, memory: int, seed: int) -> None:
-    """One dealt position of k cards each within ``memory``: the goal's figures."""
+def goal(k: int, memory: int, seed: int, plan_only: bool = False) -> None:
+    """One dealt position of k cards each within ``memory``: the plan, then (unless
+    ``plan_only``) the goal's figures."""
+    p = plan(k, seed, memory)
+    print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: plan {p['states']:,} "
+          f"states, at least {p['bytes'] / 2**30:.2f} GiB: "
+          + (f"fits; first table {p['first_slots']:,} slots "
+             f"({p['first_bytes'] / 2**30:.2f} GiB)" if p["fits"] else "refused"), flush=True)
+    if plan_only:
+        return
     try:
         r = solve(k, seed, 2, memory=memory)
     except subprocess.CalledProcessError:  # the child printed why (e.g. the memory estimate)
@@ -161,19 +193,24 @@ def main() -> None:
                         help="time this checkout against another on the same positions")
     parser.add_argument("--ks", default="6,7", help="--compare: the k to deal")
     parser.add_argument("--repeat", type=int, default=2, help="--compare: runs per side")
+    parser.add_argument("--placements", default="normal,professional",
+                        help="--compare: the placements to deal")
     parser.add_argument("--levels", help="the states per level for these k (6,7,8)")
     parser.add_argument("--goal", type=int, help="solve one position of this k")
     parser.add_argument("--memory", default="8", help="--goal: GiB")
     parser.add_argument("--seed", type=int, default=10, help="--goal: the deal's seed")
+    parser.add_argument("--plan-only", action="store_true",
+                        help="--goal: print the plan without solving")
     args = parser.parse_args()
     if args.levels:
         levels([int(k) for k in args.levels.split(",")], args.deals)
         return
     if args.goal:
-        goal(args.goal, int(float(args.memory) * 2**30), args.seed)
+        goal(args.goal, int(float(args.memory) * 2**30), args.seed, args.plan_only)
         return
     if args.compare:
-        compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat)
+        compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat,
+                tuple(args.placements.split(",")))
         return
     rows, window_rows, medians = [], [], {}
     for k in range(4, args.max_k + 1):

@@ -20,37 +20,47 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import jit, jit_inline, row_table
+from .engine import find_end, jit, jit_inline, row_table
 from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
 from .statekey import L_WIDTH, key_width, pack_key, two_hands_layout
 from .table import MAX_LOAD, Table, compact_cows, probe, probe_compact, store, store_compact
-from .turns import option_count, play_option, sort_turn
+from .turns import kind_option_count, play_found_option, sort_turn
 
 __all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",
            "estimate_states", "largest_fitting_k", "solve_nash"]
 
-# Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py):
-# the table is a power of two of slots, at most half full, and while it doubles the old
-# and the new one are both alive. The plan (estimate_bytes) computes that table instead.
+# Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py)
+# while the table doubled (the old and the new one both alive); a table sized once from
+# the estimate (table_slots) costs its slots alone. The plan computes that table.
 BYTES_PER_STATE = 320
 DEFAULT_MEMORY = 8 * 2**30
 # States with fewer cards each are solved again rather than stored (measured, README:
 # the two-card states are 60-75% of a table that keeps them, and solving them again
 # costs no time; keeping the three-card ones too is 3-4 times faster than not)
 MEMO_FROM = 3
-# Distinct states stored, measured on three deals each (benchmarks/nash.py): k=4 196-246,
-# k=5 3,845-5,477, k=6 55-94 thousand, k=7 0.65-1.79 million, k=8 8.6-13.7 million. The
-# estimate: the most at k=4, times the median growth per card (into k cards from k-1;
-# past 8 the deck runs out and the growth keeps slowing, so 8's is kept), times a margin:
-# at or above every count measured, without the flat guess's tenfold overshoot.
-STATES_AT_4 = 250
-GROWTH_INTO = {5: 21.5, 6: 19.0, 7: 17.0, 8: 7.7}
-STATES_MARGIN = 1.2
-# Those counts include the two-card states, which are no longer stored (MEMO_FROM = 3);
-# the share kept grows with k (measured 23-40% at k = 6..7, 51-72% at k = 8: README,
-# states per level), so the whole count stays the estimate of the states kept.
+# The state estimate counts what the table holds: the states of MEMO_FROM..k-1 cards each
+# (the root is not stored). Calibrated on dealt tactical positions with one worker
+# (seeds 10-17 at k = 4..6, 10-15 at k = 7 normal, 10-12 at k = 7 professional; k = 8
+# normal: seeds 10-12, README's --levels table; benchmarks/nash.py --levels prints the
+# estimate beside the counts): STORED_MEDIAN is the median count at each k measured, by
+# placement (professional keeps 3-6 times fewer); past the largest k measured each card
+# multiplies it by GROWTH_INTO (into 8: the normal medians' 7 -> 8; into 9 and after:
+# 6,200,729 -> 62,679,677 stored from k = 8 to 9, seed 10 normal; the medians grew 27,
+# 27, 20 and 14 times into k = 5..8: the growth falls as the deck runs out). The
+# estimate is the median times STATES_MARGIN: at or above 6-7 of 8 deals at k = 5 and 6,
+# 5 of 6 at k = 7 (3 of 3 professional), 2 of 3 at k = 8; the largest measured are
+# 1.4-2.1 times the median, so a deal may pass it: its table then doubles or fills
+# further (table_slots, fill_limit).
+STORED_MEDIAN = {False: {4: 35, 5: 943, 6: 25_266, 7: 499_908, 8: 6_962_592},
+                 True: {4: 18, 5: 266, 6: 5_402, 7: 82_077}}
+GROWTH_INTO = {8: 13.9, 9: 10.1}   # and GROWTH_INTO[9] for every card after
+STATES_MARGIN = 1.3
+# A table that cannot double within the memory budget fills up to FULL_LOAD before the
+# solve stops (or spills): linear probing at load a takes (1 + 1/(1-a)) / 2 probes a hit
+# and (1 + 1/(1-a)^2) / 2 a miss: 1.5 and 2.5 at half load, 2.5 and 8.5 at 0.75
+FULL_LOAD = 0.75
 # Key words of a state (solver.statekey, two known hands): normal and professional.
 KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
 
@@ -352,18 +362,21 @@ def _expand_cell(rows, f, p1_card, p2_card, professional, leaf_rows, leaf_diff, 
         low_card, high_card, low_owner, high_owner = p1_card, p2_card, P1_OWNER, P2_OWNER
     else:
         low_card, high_card, low_owner, high_owner = p2_card, p1_card, P2_OWNER, P1_OWNER
-    low_options = option_count(rows[f], low_card, professional)
+    low_kind, low_a, low_b = find_end(rows[f], low_card, professional)  # once a card
+    low_options = kind_option_count(low_kind)
     for low_option in range(low_options):
         scratch[:] = rows[f]
-        low_cows = play_option(scratch, low_card, professional, low_option)
-        count = option_count(scratch, high_card, professional)
+        low_cows = play_found_option(scratch, low_card, low_kind, low_a, low_b, low_option)
+        high_kind, high_a, high_b = find_end(scratch, high_card, professional)
+        count = kind_option_count(high_kind)
         high_options[f, low_option] = count
         for high_option in range(count):
             leaf = leaf_code(low_option, high_option)
             for r in range(ROW_COUNT):
                 for col in range(4):
                     leaf_rows[f, leaf, r, col] = scratch[r, col]
-            high_cows = play_option(leaf_rows[f, leaf], high_card, professional, high_option)
+            high_cows = play_found_option(leaf_rows[f, leaf], high_card, high_kind, high_a,
+                                          high_b, high_option)
             p1 = ((low_cows if low_owner == P1_OWNER else 0)
                   + (high_cows if high_owner == P1_OWNER else 0))
             leaf_diff[f, leaf] = 2 * p1 - low_cows - high_cows
@@ -372,11 +385,15 @@ def _expand_cell(rows, f, p1_card, p2_card, professional, leaf_rows, leaf_diff, 
 
 
 @jit_inline
-def _is_leaf(frame, high_options, f, leaf):
-    """Whether ``leaf`` is one of state f's current cell (both options exist)."""
-    low_option = leaf_low_option(leaf)
-    return (low_option < frame[f, F_LOW_OPTIONS]
-            and leaf_high_option(leaf) < high_options[f, low_option])
+def _next_leaf(frame, high_options, f, leaf):
+    """The first leaf of state f's current cell at or after ``leaf`` (both options
+    exist), or LEAVES when there is none."""
+    low_option, high_option = leaf_low_option(leaf), leaf_high_option(leaf)
+    while low_option < frame[f, F_LOW_OPTIONS]:
+        if high_option < high_options[f, low_option]:
+            return leaf_code(low_option, high_option)
+        low_option, high_option = low_option + 1, 0
+    return LEAVES
 
 
 @jit_inline
@@ -417,19 +434,42 @@ def _combine_cell(low_options, high_options, f, low_owner, high_owner, lower, up
 
 
 @jit_inline
-def _last_turn(rows, f, leaf, p1_card, p2_card, professional, s_rows, s_leaves, s_diff,
-               s_cows, s_high_options, scratch):
+def _last_turn(rows, f, leaf, p1_card, p2_card, professional, scratch, high_scratch):
     """(value, value, player 1's cows) of the round's last turn from rows
-    ``rows[f, leaf]``: p1_card against p2_card, row choices optimal. s_* are scratch
-    frames (a leading axis of 1)."""
-    for r in range(ROW_COUNT):
-        for col in range(4):
-            s_rows[0, r, col] = rows[f, leaf, r, col]
-    low_options, low_owner, high_owner = _expand_cell(
-        s_rows, 0, p1_card, p2_card, professional, s_leaves, s_diff, s_cows, s_high_options,
-        scratch)
-    return _combine_cell(low_options, s_high_options, 0, low_owner, high_owner, s_diff, s_diff,
-                         s_cows)
+    ``rows[f, leaf]``: p1_card against p2_card, row choices optimal (each owner's, as
+    _combine_cell chooses among exact leaves: the value, then the fewest cows; cows are
+    whole numbers, so this is exact). Plays on ``scratch`` and ``high_scratch`` (row
+    tables) without building leaf frames."""
+    if p1_card < p2_card:
+        low_card, high_card, low_owner, high_owner = p1_card, p2_card, P1_OWNER, P2_OWNER
+    else:
+        low_card, high_card, low_owner, high_owner = p2_card, p1_card, P2_OWNER, P1_OWNER
+    cell_value, cell_cows = 0, 0
+    low_kind, low_a, low_b = find_end(rows[f, leaf], low_card, professional)
+    for low_option in range(kind_option_count(low_kind)):
+        for r in range(ROW_COUNT):
+            for col in range(4):
+                scratch[r, col] = rows[f, leaf, r, col]
+        low_cows = play_found_option(scratch, low_card, low_kind, low_a, low_b, low_option)
+        high_kind, high_a, high_b = find_end(scratch, high_card, professional)
+        v_value, v_cows = 0, 0
+        for high_option in range(kind_option_count(high_kind)):
+            for r in range(ROW_COUNT):
+                for col in range(4):
+                    high_scratch[r, col] = scratch[r, col]
+            high_cows = play_found_option(high_scratch, high_card, high_kind, high_a, high_b,
+                                          high_option)
+            p1 = ((low_cows if low_owner == P1_OWNER else 0)
+                  + (high_cows if high_owner == P1_OWNER else 0))
+            d = 2 * p1 - low_cows - high_cows
+            if high_option == 0 or (d < v_value if high_owner == P1_OWNER else d > v_value) \
+                    or (d == v_value and p1 < v_cows):
+                v_value, v_cows = d, p1
+        if low_option == 0 or (v_value < cell_value if low_owner == P1_OWNER
+                               else v_value > cell_value) \
+                or (v_value == cell_value and v_cows < cell_cows):
+            cell_value, cell_cows = v_value, v_cows
+    return float(cell_value), float(cell_value), float(cell_cows)
 
 
 @jit_inline
@@ -602,11 +642,8 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
     leaf_lower = np.zeros((levels, LEAVES))
     leaf_upper = np.zeros((levels, LEAVES))
     leaf_total = np.zeros((levels, LEAVES))                 # player 1's cows to the end
-    s_rows = np.zeros((1, ROW_COUNT, 4), np.int64)
-    s_leaves = np.zeros((1, LEAVES, ROW_COUNT, 4), np.int64)
-    s_diff, s_cows = np.zeros((1, LEAVES)), np.zeros((1, LEAVES))
-    s_high_options = np.zeros((1, ROW_COUNT), np.int64)
     scratch = np.zeros((ROW_COUNT, 4), np.int64)
+    high_scratch = np.zeros((ROW_COUNT, 4), np.int64)
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
     key = np.zeros(width, np.int64)
@@ -645,18 +682,17 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
                 stats[N_ABORTED] = ABORT_STOP
                 return
         pushed = False
-        while frame[f, F_LEAF] < LEAVES:  # the leaves' next states
-            leaf = frame[f, F_LEAF]
-            if not _is_leaf(frame, high_options, f, leaf):
-                frame[f, F_LEAF] += 1
-                continue
+        while True:  # the leaves' next states
+            leaf = _next_leaf(frame, high_options, f, frame[f, F_LEAF])
+            frame[f, F_LEAF] = leaf
+            if leaf >= LEAVES:
+                break
             if k == 1:
                 lower, upper, cows = 0.0, 0.0, 0.0
             elif k == 2:
                 lower, upper, cows = _last_turn(
                     leaf_rows, f, leaf, _other_card(p1_hand, f, p1_card),
-                    _other_card(p2_hand, f, p2_card), professional, s_rows, s_leaves, s_diff,
-                    s_cows, s_high_options, scratch)
+                    _other_card(p2_hand, f, p2_card), professional, scratch, high_scratch)
             else:
                 d = leaf_diff[f, leaf]
                 low, high = bounds[f, B_CELL_ALPHA] - d, bounds[f, B_CELL_BETA] - d
@@ -761,20 +797,23 @@ def check_nash_position(position: Position) -> None:
 
 
 def estimate_states(position: Position, cards_left: int | None = None) -> int:
-    """Estimated distinct states kept in the table by a solve from ``cards_left`` cards
-    each (measured growth, an upper-ish estimate: see STATES_AT_4).
+    """Estimated distinct states the table keeps in a solve from ``cards_left`` cards
+    each: those of MEMO_FROM..k-1 cards each (measured medians times a margin, see
+    STORED_MEDIAN; an upper-ish estimate, not a bound: a deal past it grows its table).
 
     >>> from nimmt.solver.position import load_position
-    >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8)]
-    [300, 2083350, 16041795]
+    >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8, 9)]
+    [46, 649881, 9051370, 91418833]
     """
     k = position.cards_left if cards_left is None else cards_left
-    states = STATES_AT_4 * STATES_MARGIN
-    for j in range(5, k + 1):
-        states *= GROWTH_INTO.get(j, GROWTH_INTO[8])
-    for _ in range(k, 4):
-        states /= GROWTH_INTO[5]
-    return max(1, math.ceil(states))
+    if k < MEMO_FROM + 1:
+        return 1
+    medians = STORED_MEDIAN[position.professional]
+    top = max(medians)
+    states = float(medians[min(k, top)])
+    for j in range(top + 1, k + 1):
+        states *= GROWTH_INTO.get(j, GROWTH_INTO[9])
+    return max(1, math.ceil(states * STATES_MARGIN))
 
 
 def slot_bytes(position: Position, compact: bool = True) -> int:
@@ -784,14 +823,19 @@ def slot_bytes(position: Position, compact: bool = True) -> int:
                             compact)
 
 
+def _slots_for(states: float, load: float) -> int:
+    """The smallest power of two of slots (at least 1024) that holds ``states`` at ``load``."""
+    return 1 << max(10, math.ceil(math.log2(max(2.0, states / load))))
+
+
 def estimate_bytes(position: Position, cards_left: int | None = None,
                    compact: bool = True) -> int:
-    """Peak memory of the transposition table for a solve from ``cards_left`` cards each:
-    the smallest power of two of slots that holds the estimated states at most half
-    full, with its half-size predecessor beside it while it doubles."""
-    wanted = estimate_states(position, cards_left) / MAX_LOAD
-    slots = 1 << max(10, math.ceil(math.log2(max(2, wanted))))
-    return int(1.5 * slot_bytes(position, compact) * slots)
+    """The least memory of a transposition table that holds the estimated states of a
+    solve from ``cards_left`` cards each: the smallest power of two of slots that they
+    fill to FULL_LOAD at most (a solve whose memory allows it takes one that they fill
+    to half, table_slots)."""
+    return slot_bytes(position, compact) * _slots_for(estimate_states(position, cards_left),
+                                                      FULL_LOAD)
 
 
 def largest_fitting_k(position: Position, memory: int) -> int:
@@ -803,14 +847,23 @@ def largest_fitting_k(position: Position, memory: int) -> int:
 
 
 def table_slots(position: Position, memory: int, compact: bool = True) -> tuple[int, int]:
-    """(first, largest) table sizes in slots, powers of two: the first from a quarter of
-    the state estimate (an upper estimate: the table doubles as it fills), the largest
-    that fits ``memory`` while it doubles (the old and the new table side by side)."""
+    """(first, largest) table sizes in slots, powers of two. The first is sized once from
+    the state estimate (estimate_bytes' table: the estimate fills it to FULL_LOAD at
+    most; a typical deal, to half), or is the largest that fits ``memory`` alone. A
+    table past MAX_LOAD doubles while the doubled one fits: up to ``largest``, the most
+    that fits ``memory`` while it doubles (the old and the new table side by side);
+    past that it fills to FULL_LOAD (fill_limit)."""
     slot = slot_bytes(position, compact)
     largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
-    wanted = estimate_states(position) / 4 / MAX_LOAD
-    first = 1 << max(10, math.ceil(math.log2(max(16, wanted))))
-    return min(first, largest), largest
+    alone = 1 << max(4, int(math.log2(max(16, memory / slot))))
+    first = min(_slots_for(estimate_states(position), FULL_LOAD), alone)
+    return first, largest
+
+
+def fill_limit(slots: int, largest: int) -> int:
+    """How many entries a table of ``slots`` takes before it doubles (MAX_LOAD) or, when
+    it cannot double in memory (past ``largest``), before it is full (FULL_LOAD)."""
+    return int((MAX_LOAD if 2 * slots <= largest else FULL_LOAD) * slots)
 
 
 class _Spill:
@@ -820,8 +873,10 @@ class _Spill:
     def __init__(self, where: str | None, largest: int) -> None:
         self.where, self.largest = where, largest
 
-    def path(self, slots: int) -> str | None:
-        if self.where is None or slots <= self.largest:
+    def path(self, slots: int, largest: int | None = None) -> str | None:
+        """The file of a table of ``slots`` (None: in memory); ``largest`` replaces the
+        in-memory limit (the first table, allocated alone)."""
+        if self.where is None or slots <= (self.largest if largest is None else largest):
             return None
         return os.path.join(self.where, f"nimmt-nash-{os.getpid()}-{slots}.npy")
 
@@ -850,7 +905,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     re-raises; a ``time_limit`` raises NashStopped. States with at least ``memo_from``
     cards each are kept in the table (fewer: solved again). The table keeps exact values
     in compact slots (solver.table; alpha-beta windows keep bounds in full slots); it
-    starts from the state estimate and doubles as it fills, within ``memory``; with a
+    is sized once from the state estimate (table_slots), doubles as it fills while the
+    doubled table fits ``memory`` and else fills up to FULL_LOAD; with a
     directory ``spill`` a table past ``memory`` goes on in a memory-mapped file there
     (the system keeps in memory what it can) instead of stopping. ``compact=False``
     keeps exact values in full slots too (the table before compact slots: tests).
@@ -883,6 +939,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     width = key_width(layout)
     first, largest = table_slots(position, memory, compact)
     spilled = _Spill(spill, largest)
+    alone = max(first, largest)  # the first table is allocated alone
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
             np.asarray(p2_hand, np.int64), position.professional, layout, memo_from,
             window, compact)
@@ -891,7 +948,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
         _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
                np.zeros(4, np.int64), 0, np.zeros(STATS_STRIDE, np.int64), np.zeros((k, k)),
                np.zeros((k, k)))
-    table = Table(first, width, VALUE_WORDS, compact, spilled.path(first))
+    table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
     control = np.zeros(4, np.int64)
     stats = np.zeros(STATS_STRIDE, np.int64)
     values, aux = np.zeros((k, k)), np.zeros((k, k))
@@ -937,7 +994,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     try:
         while todo:
             stats[N_ABORTED] = 0
-            control[C_LIMIT] = int(MAX_LOAD * table.slots)
+            control[C_LIMIT] = fill_limit(table.slots, largest)
             control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
             # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
             # finished while it still runs (CPython 3.11), and the next join returns at once.

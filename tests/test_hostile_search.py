@@ -283,7 +283,7 @@ def test_tree_refuses_a_nash_tree_that_does_not_fit(runner):
     line = assert_one_line_error(invoke(runner, "tree", nimmt_deal("tactical", 2, 10),
                                         "--opponents", "nash", "--depth", 1, "--best-only",
                                         "--format", "text"))
-    assert "at most 8 cards left" in line and "--memory" not in line
+    assert "at most 9 cards left" in line and "--memory" not in line
 
 
 # ---------------------------------------------------------------- nash

@@ -87,9 +87,11 @@ def test_expand_cell_matches_the_reference(rows, p1_card, p2_card):
             assert fr["leaf_diff"][0, leaf] == 2 * p1 - cows1 - cows2
             np.testing.assert_array_equal(fr["leaf_rows"][0, leaf], row_table(after2))
             fr["frame"][0, nash.F_LOW_OPTIONS] = low_options
-            assert nash._is_leaf(fr["frame"], fr["high_options"], 0, leaf)
-        for o2 in range(len(high_opts), ROW_COUNT):
-            assert not nash._is_leaf(fr["frame"], fr["high_options"], 0, nash.leaf_code(o1, o2))
+            assert nash._next_leaf(fr["frame"], fr["high_options"], 0, leaf) == leaf
+        after = nash.leaf_code(o1 + 1, 0) if o1 + 1 < low_options else nash.LEAVES
+        for o2 in range(len(high_opts), ROW_COUNT):  # not leaves: the next one is
+            assert nash._next_leaf(fr["frame"], fr["high_options"], 0,
+                                   nash.leaf_code(o1, o2)) == after
 
 
 def brute(rows, h1, h2, professional=False):
@@ -110,11 +112,8 @@ def test_combine_cell_and_last_turn_are_the_one_card_game(rows, p1_card, p2_card
     expected = brute(rows, [p1_card], [p2_card]).root_value()
     assert lower == upper == pytest.approx(expected)
     fr["leaf_rows"][0, 0] = row_table(rows)
-    s_leaves = np.zeros((1, nash.LEAVES, ROW_COUNT, 4), np.int64)
-    last = nash._last_turn(fr["leaf_rows"], 0, 0, p1_card, p2_card, False,
-                           np.zeros((1, ROW_COUNT, 4), np.int64), s_leaves,
-                           np.zeros((1, nash.LEAVES)), np.zeros((1, nash.LEAVES)),
-                           np.zeros((1, ROW_COUNT), np.int64), fr["scratch"])
+    last = nash._last_turn(fr["leaf_rows"], 0, 0, p1_card, p2_card, False, fr["scratch"],
+                           np.zeros((ROW_COUNT, 4), np.int64))
     assert last == (lower, upper, cows)
 
 
