@@ -19,7 +19,8 @@ Use::
 
 ``store`` writes the first ``value_words`` of its three values. Callers keep the load
 at most MAX_LOAD (linear probing keeps its chains short) and double the table
-(``Table.doubled``) past it; every whole entry moves.
+(``Table.doubled``) past it; every whole entry moves. A caller whose memory budget does
+not allow the doubling may fill further (the equilibrium's FULL_LOAD, solver/nash.py).
 
 The *compact* slot (``Table(..., compact=True)``, the equilibrium's exact values) holds
 one exact value and a cow count in two words::
@@ -41,7 +42,7 @@ import numpy as np
 from .engine import jit, jit_inline
 
 EMPTY = 0        # key word 0 of a free slot
-MAX_LOAD = 0.5   # callers double the table past this load
+MAX_LOAD = 0.5   # callers double the table past this load (when their memory allows)
 _MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64
 _MIX_SEED = 0x2545F4914F6CDD1D
 COMPACT_VALUE_WORDS = 2      # a compact slot: the value, then (check, cows) in one word
