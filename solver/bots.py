@@ -655,7 +655,8 @@ class TreeSearchBot(Bot):
 
     def __init__(self, spec: BotSpec, seed: int = 0) -> None:
         super().__init__(spec, seed)
-        self.buffers = (np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
+        self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
 
     def tree(self, size: int, n: int, deck: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
@@ -663,7 +664,7 @@ class TreeSearchBot(Bot):
         sibling), actions[node]; views of this bot's buffers (grown when too small), only
         the root cleared (``ismcts_iterations`` clears each node it adds)."""
         shapes = ((size, n, deck, 3), (size, 2), (size, n))
-        buffers = list(self.buffers)
+        buffers: list[np.ndarray] = list(self.buffers)
         for i, shape in enumerate(shapes):
             need = math.prod(shape)
             if buffers[i].size < need:
