@@ -651,7 +651,8 @@ class TreeSearchBot(Bot):
     The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
     the first time (a page fault per node or two), so a bot pays it once, not at every
     decision, and a node's cells are cleared by the kernel when it creates the node, not
-    for the whole budget up front (issue 12 item 6: a large ``iterations`` with ``time``)."""
+    for the whole budget up front (issue 12 item 6: a large ``iterations`` with ``time``).
+    So a bot makes one decision at a time (do not share one between threads)."""
 
     def __init__(self, spec: BotSpec, seed: int = 0) -> None:
         super().__init__(spec, seed)
