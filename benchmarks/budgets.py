@@ -1,13 +1,16 @@
 """Budgets that hold (issue 12 item 6): per-decision time against a time budget.
 
     python benchmarks/budgets.py [--seconds 0.2] [--seeds 3] [--old DIR] [--overhead-only]
+                                 [--deciders ismcts,mcs] [--decisions-only]
 
 For every search-backed bot with ``time=T`` (its counted budgets made large, so that the
 time binds) and for ``analyse(time_limit=T)`` (models random and worst, method auto), on
 dealt positions of 2, 3 and 4 players tactical at 10, 8, 6 and 4 cards left: the wall time
 of each decision, as a distribution (median, 95th percentile, max) and the share within
-the bound max(1.1 T, T + 0.05 s). Kernels are loaded before timing (a process's first
-use loads them: about a second, not counted).
+the bound max(1.1 T, T + 0.05 s), and the median of the page faults a decision takes
+(first touches of fresh memory: slow on a virtual machine). Kernels are loaded before
+timing (a process's first use loads them: about a second, not counted). ``--deciders``:
+only the deciders whose label starts with one of these names.
 
 ``--old DIR``: the same decisions with another checkout's code (e.g. ``git worktree add
 /tmp/nimmt-old 17857c1``), imported in this process, side by side.
@@ -22,6 +25,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import resource
 import sys
 import time
 
@@ -77,30 +81,42 @@ def deciders(seconds: float, side_bots, side_analysis, convert):
     return out
 
 
-def timings(seconds: float, seeds: int, side_bots, side_analysis, convert) -> dict:
+def faults() -> int:
+    """Page faults of this process so far (minor and major)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_minflt + usage.ru_majflt
+
+
+def timings(seconds: float, seeds: int, side_bots, side_analysis, convert,
+            only: tuple[str, ...] = ()) -> dict:
     found = {}
     ps = positions(seeds)
     for label, decide in deciders(seconds, side_bots, side_analysis, convert):
+        if only and not any(label.startswith(o) for o in only):
+            continue
         decide(deal_position(Rules("tactical", 2), 3, seed=99))  # load the kernels
-        times, errors = [], 0
+        times, errors, faulted = [], 0, []
         for p in ps:
+            f0 = faults()
             t0 = time.perf_counter()
             err = decide(p)
             if isinstance(err, str):
                 errors += 1
                 continue
             times.append(time.perf_counter() - t0)
-        found[label] = (np.asarray(times), errors)
+            faulted.append(faults() - f0)
+        found[label] = (np.asarray(times), errors, np.asarray(faulted))
     return found
 
 
-def row(label: str, times: np.ndarray, errors: int, seconds: float, side: str) -> list:
+def row(label: str, times: np.ndarray, errors: int, seconds: float, side: str,
+        faulted: np.ndarray) -> list:
     bound = max(1.1 * seconds, seconds + 0.05)
     if not len(times):
-        return [label, side, 0, "", "", "", "", errors]
+        return [label, side, 0, "", "", "", "", errors, ""]
     return [label, side, len(times), f"{np.median(times):.3f}",
             f"{np.quantile(times, 0.95):.3f}", f"{times.max():.3f}",
-            f"{np.mean(times <= bound):.0%}", errors]
+            f"{np.mean(times <= bound):.0%}", errors, f"{np.median(faulted):.0f}"]
 
 
 def overhead_rows(repeats: int) -> list[list]:
@@ -142,12 +158,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--old", metavar="DIR", help="another checkout, side by side")
     parser.add_argument("--overhead-only", action="store_true")
+    parser.add_argument("--decisions-only", action="store_true")
+    parser.add_argument("--deciders", default="", help="e.g. ismcts,mcs (default: all)")
     args = parser.parse_args()
+    only = tuple(d for d in args.deciders.split(",") if d)
     print(f"load: {os.getloadavg()[0]:.2f} (1 min); seconds={args.seconds:g}\n")
-    print("Overhead where the time does not bind (no limit vs a limit of 80,000 s; best of "
-          f"{args.repeats}):\n")
-    print(tabulate(overhead_rows(args.repeats),
-                   headers=["work", "no limit s", "limit far s", "ratio"], tablefmt="github"))
+    if not args.decisions_only:
+        overhead(args.repeats)
     if args.overhead_only:
         return
     sides = [("new", bots, analysis, lambda p: p)]
@@ -155,17 +172,28 @@ def main() -> None:
         ob, oa, opos = load_checkout(args.old)
         sides.insert(0, ("old", ob, oa, lambda p: opos.parse_position(
             __import__("nimmt.solver.position", fromlist=["x"]).format_position(p))))
-    results = {side: timings(args.seconds, args.seeds, b, a, conv) for side, b, a, conv in sides}
+    results = {side: timings(args.seconds, args.seeds, b, a, conv, only)
+               for side, b, a, conv in sides}
     rows = []
     for label in results["new"]:
         for side in results:
-            times, errors = results[side][label]
-            rows.append(row(label, times, errors, args.seconds, side))
+            times, errors, faulted = results[side][label]
+            rows.append(row(label, times, errors, args.seconds, side, faulted))
     bound = max(1.1 * args.seconds, args.seconds + 0.05)
     print(f"\nDecision wall time at a budget of {args.seconds:g} s (bound {bound:.3f} s), "
           f"{len(positions(args.seeds))} positions (2-4 players tactical, k = 10, 8, 6, 4):\n")
     print(tabulate(rows, headers=["decider", "code", "decisions", "median s", "p95 s",
-                                  "max s", "within bound", "errors"], tablefmt="github"))
+                                  "max s", "within bound", "errors", "page faults"],
+                   tablefmt="github"))
+    print(f"\nload at the end: {os.getloadavg()[0]:.2f} (1 min)")
+
+
+def overhead(repeats: int) -> None:
+    """Print the overhead table."""
+    print("Overhead where the time does not bind (no limit vs a limit of 80,000 s; best of "
+          f"{repeats}):\n")
+    print(tabulate(overhead_rows(repeats),
+                   headers=["work", "no limit s", "limit far s", "ratio"], tablefmt="github"))
 
 
 if __name__ == "__main__":

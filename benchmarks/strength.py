@@ -8,7 +8,9 @@ Settings (one round each, duplicate deals: every deal replayed in every seat rot
   3p  logic, 3 players: one table of three bots;
   2p-ismcts, 4p-ismcts, 3p-ismcts: the tree search against the others (fitted apart);
   2p-objectives: expecti and ismcts with objective win / margin against themselves (cows);
-  2p-ismcts-tuning: ismcts at 1,000 iterations against random, objective and UCB constant.
+  2p-ismcts-tuning: ismcts at 1,000 iterations against random, objective and UCB constant;
+  2p-uct: expecti for the win at 0.2 s a decision against ismcts for the win at 10,000
+          iterations a move (a UCT of the published strength).
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -57,6 +59,10 @@ SETTINGS = {
         "ismcts:iterations=1000,objective=win,c=0.35,random",
         "ismcts:iterations=1000,objective=win,c=1.4,random",
         "ismcts:iterations=1000,objective=margin,random"]),
+    # issue 12's bar beyond: the best bot for the win at 0.2 s a decision against a UCT of the
+    # published strength (decoupled UCT over joint moves for the win, 10,000 iterations a move)
+    "2p-uct": (Rules("tactical", 2, one_round=True), [
+        "expecti:objective=win,time=0.2,ismcts:objective=win,c=0.7"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200

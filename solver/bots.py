@@ -670,7 +670,37 @@ ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (benchmarks, REA
 
 
 class TreeSearchBot(Bot):
-    """Information-set Monte Carlo tree search for simultaneous moves (module docstring)."""
+    """Information-set Monte Carlo tree search for simultaneous moves (module docstring).
+
+    The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
+    the first time (a page fault per node or two), so a bot pays it once, not at every
+    decision, and a node's cells are cleared by the kernel when it creates the node, not
+    for the whole budget up front (issue 12 item 6: a large ``iterations`` with ``time``).
+    So a bot makes one decision at a time (do not share one between threads)."""
+
+    def __init__(self, spec: BotSpec, seed: int = 0) -> None:
+        super().__init__(spec, seed)
+        self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
+
+    def tree(self, size: int, n: int, deck: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
+        card] = (visits, reward sum, availability), links[node] = (first child, next
+        sibling), actions[node]; views of this bot's buffers (grown when too small), only
+        the root cleared (``ismcts_iterations`` clears each node it adds)."""
+        shapes = ((size, n, deck, 3), (size, 2), (size, n))
+        buffers: list[np.ndarray] = list(self.buffers)
+        for i, shape in enumerate(shapes):
+            need = math.prod(shape)
+            if buffers[i].size < need:
+                buffers[i] = np.empty(need, buffers[i].dtype)
+        self.buffers = (buffers[0], buffers[1], buffers[2])
+        stats, links, actions = (b[:math.prod(shape)].reshape(shape)
+                                 for b, shape in zip(buffers, shapes))
+        stats[0] = 0.0
+        links[0] = -1
+        actions[0] = 0
+        return stats, links, actions
 
     def visits(self, position: Position) -> dict[int, float]:
         iterations, seconds = self.params["iterations"], self.params["time"]
@@ -683,11 +713,7 @@ class TreeSearchBot(Bot):
         if explore is None:
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
         hands, hidden, pool, table = playout_arrays(position)
-        size = iterations + 1
-        deck = position.deck_size + 1
-        stats = np.zeros((size, n, deck, 3))  # visits, reward sum, availability
-        links = np.full((size, 2), -1, np.int64)  # first child, next sibling
-        actions = np.zeros((size, n), np.int64)
+        stats, links, actions = self.tree(iterations + 1, n, position.deck_size + 1)
         used = np.ones(1, np.int64)
         seed = self.next_seed()
         done, chunk = 0, 64
@@ -720,7 +746,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
     a card's availability counts the visits where its owner held it), adds one node,
     plays the rest at random (rule-following rows), and backs each player's cows up the
     path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
-    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes.
+    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes
+    (the root, node 0, cleared by the caller; each node added is cleared here).
     Each player's reward: -playout_cost(objective) / scale (``start``: cows taken before;
     ``utility``: a two-player game's table or empty); ``explore``: the UCB constant."""
     table = np.empty_like(table0)
@@ -792,8 +819,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                 if child < 0 and used[0] < stats.shape[0]:
                     child = used[0]
                     used[0] += 1
+                    stats[child] = 0.0  # a new node: its cells may hold an older tree's
                     for p in range(n):
                         actions[child, p] = cards[p]
+                    links[child, 0] = -1
                     links[child, 1] = links[node, 0]
                     links[node, 0] = child
                     node = -1  # expanded: the rest is a random playout

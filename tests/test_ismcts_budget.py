@@ -1,0 +1,74 @@
+"""ismcts keeps its tree between decisions and clears each node as it adds it (issue 12
+item 6): the same visits as a tree allocated cleared for the whole budget, whatever the
+buffers held before."""
+from __future__ import annotations
+
+import numpy as np
+
+from nimmt.solver import bots
+from nimmt.solver.bots import make_policy
+from nimmt.solver.game import deal_position
+from nimmt.solver.rules import Rules
+
+OBJECTIVE = np.int64(bots.OBJECTIVE_CODES["cows"])
+
+
+def cleared_tree(position, iterations: int, seed: int):
+    """The tree search as before: every node's cells cleared up front, one kernel call."""
+    n, k = position.players, position.cards_left
+    hands, hidden, pool, table = bots.playout_arrays(position)
+    size, deck = iterations + 1, position.deck_size + 1
+    stats = np.zeros((size, n, deck, 3))
+    links = np.full((size, 2), -1, np.int64)
+    actions = np.zeros((size, n), np.int64)
+    used = np.ones(1, np.int64)
+    bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
+                           np.int64(0), np.int64(iterations), stats, links, actions, used,
+                           OBJECTIVE, bots.start_taken(position, "cows"), bots.ISMCTS_C,
+                           bots.REWARD_SCALE)
+    return stats, links, actions, int(used[0])
+
+
+def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
+    """The kernel clears every node it adds: garbage in the buffers (NaN statistics, links
+    pointing anywhere) gives the same tree, node for node, as cleared arrays."""
+    p = deal_position(Rules("tactical", 3), 6, seed=4)
+    iterations, seed = 400, 12345
+    want_stats, want_links, want_actions, want_used = cleared_tree(p, iterations, seed)
+    bot = make_policy("ismcts", seed=0)
+    assert isinstance(bot, bots.TreeSearchBot)
+    n, deck = p.players, p.deck_size + 1
+    stats, links, actions = bot.tree(iterations + 1, n, deck)
+    stats[1:] = np.nan
+    links[1:] = 7
+    actions[1:] = 99
+    hands, hidden, pool, table = bots.playout_arrays(p)
+    used = np.ones(1, np.int64)
+    bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.professional, seed,
+                           np.int64(0), np.int64(iterations), stats, links, actions, used,
+                           OBJECTIVE, bots.start_taken(p, "cows"), bots.ISMCTS_C,
+                           bots.REWARD_SCALE)
+    assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
+    u = want_used
+    np.testing.assert_array_equal(stats[:u], want_stats[:u])
+    np.testing.assert_array_equal(links[:u], want_links[:u])
+    np.testing.assert_array_equal(actions[:u], want_actions[:u])
+
+
+def test_a_bot_reusing_its_tree_decides_as_fresh_bots_do():
+    """One bot over positions of 2, 3 and 4 players (its buffers reused, grown, left
+    dirty by the decision before) gives each position the visits of a fresh bot with the
+    same decision seed, and those of a tree cleared up front."""
+    positions = [deal_position(Rules("tactical", n), k, seed=s)
+                 for n, k, s in ((4, 8, 1), (2, 7, 2), (3, 5, 3), (4, 4, 4), (2, 9, 5))]
+    reused = make_policy("ismcts:iterations=300", seed=21)
+    for i, p in enumerate(positions):
+        got = reused.visits(p)
+        fresh = make_policy("ismcts:iterations=300", seed=21)
+        fresh.decisions = i  # the same decision seed: next_seed counts decisions
+        assert fresh.visits(p) == got
+        fresh.decisions = i
+        stats, _, _, _ = cleared_tree(p, 300, fresh.next_seed())
+        assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
+        assert sum(got.values()) == 300
+    assert reused.buffers[0].size >= 301 * 4 * (positions[0].deck_size + 1) * 3
