@@ -25,7 +25,7 @@ def cleared_tree(position, iterations: int, seed: int):
     bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            OBJECTIVE, bots.start_taken(position, "cows"), bots.ISMCTS_C,
-                           bots.REWARD_SCALE)
+                           bots.REWARD_SCALE, bots.NO_TABLE)
     return stats, links, actions, int(used[0])
 
 
@@ -47,7 +47,7 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
     bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            OBJECTIVE, bots.start_taken(p, "cows"), bots.ISMCTS_C,
-                           bots.REWARD_SCALE)
+                           bots.REWARD_SCALE, bots.NO_TABLE)
     assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
     u = want_used
     np.testing.assert_array_equal(stats[:u], want_stats[:u])
