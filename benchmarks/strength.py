@@ -11,6 +11,8 @@ Settings (one round each, duplicate deals: every deal replayed in every seat rot
   2p-ismcts-tuning: ismcts at 1,000 iterations against random, objective and UCB constant;
   2p-uct: expecti for the win at 0.2 s a decision against ismcts for the win at 10,000
           iterations a move (a UCT of the published strength).
+  2p-uct-tree: ismcts for the win at 0.2 s a decision (a large iteration budget, so time
+          binds) against the same UCT stand-in.
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -63,6 +65,8 @@ SETTINGS = {
     # published strength (decoupled UCT over joint moves for the win, 10,000 iterations a move)
     "2p-uct": (Rules("tactical", 2, one_round=True), [
         "expecti:objective=win,time=0.2,ismcts:objective=win,c=0.7"]),
+    "2p-uct-tree": (Rules("tactical", 2, one_round=True), [
+        "ismcts:objective=win,c=0.7,time=0.2,iterations=500000,ismcts:objective=win,c=0.7"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200
