@@ -549,11 +549,13 @@ def return_from_choice(sums, f):
 
 @jit_inline
 def end_turn(frames, sums, f, turn_frame, value, now, took, work, owner, deck_size, layout,
-             entries, values, stats, words, order, goal, held):
+             entries, values, stats, words, order, goal, held, known_count):
     """Frame ``turn_frame``'s turn is placed on ``work`` (seats' cows ``held``), carrying
-    (value, now, took). Returns (known, value, now, took): known when it was player 1's
-    last card (the end cost added) or the state after it is in the memo, the triple then
-    its value. Otherwise frame f becomes that state's fresh boundary frame."""
+    (value, now, took); the hidden seats are sorted first (``sort_hidden_seats``, when told
+    apart). Returns (known, value, now, took): known when it was player 1's last card (the
+    end cost added) or the state after it is in the memo, the triple then its value.
+    Otherwise frame f becomes that state's fresh boundary frame."""
+    sort_hidden_seats(goal, held, known_count)
     if frames[turn_frame, SIZES] == 1:  # player 1's last card
         return True, value + end_cost(goal, held), now, took
     key_width = layout[L_WIDTH]
@@ -849,10 +851,9 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
                 push_attribution(frames, sums, top, turn_frame, width, width, value, now, took,
                                  work, held, goal, model, known_count)
                 continue
-            sort_hidden_seats(goal, held, known_count)
             returning, value, now, took = end_turn(
                 frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
-                layout, entries, values, stats, words, order, goal, held)
+                layout, entries, values, stats, words, order, goal, held, known_count)
             if not returning:
                 top += 1
             continue
@@ -873,10 +874,9 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
             if card_at < width:
                 placing = True
                 continue
-            sort_hidden_seats(goal, held, known_count)
             returning, value, now, took = end_turn(
                 frames, sums, top + 1, turn_frame, value, now, took, work, owner, deck_size,
-                layout, entries, values, stats, words, order, goal, held)
+                layout, entries, values, stats, words, order, goal, held, known_count)
             if not returning:
                 top += 1
             continue

@@ -62,25 +62,36 @@ def check_word(entries, s, key, width):
 
 
 @jit_inline
-def probe(entries, key, width):
-    """(slot, found): where ``key`` (``width`` words) is in the table, or the free slot
-    where it would go; (-1, False) when every slot is taken."""
+def _slot_of(entries, key, width):
+    """The home slot of ``key``: the probes of both slot formats start there."""
     h = 0
     for i in range(width):
         h = (h ^ key[i]) * _MULTIPLIER
         h ^= h >> 29
+    return (h ^ (h >> 32)) & (entries.shape[0] - 1)
+
+
+@jit_inline
+def _same_key(entries, s, key, width):
+    """Whether slot s holds ``key``'s words (its check word aside)."""
+    for i in range(width):
+        if entries[s, i] != key[i]:
+            return False
+    return True
+
+
+@jit_inline
+def probe(entries, key, width):
+    """(slot, found): where ``key`` (``width`` words) is in the table, or the free slot
+    where it would go; (-1, False) when every slot is taken."""
     mask = entries.shape[0] - 1
     check = entries.shape[1] - 1
-    s = (h ^ (h >> 32)) & mask
+    s = _slot_of(entries, key, width)
     for _ in range(entries.shape[0]):
         if entries[s, 0] == EMPTY:
             return s, False
-        same = True
-        for i in range(width):
-            if entries[s, i] != key[i]:
-                same = False
-                break
-        if same and entries[s, check] == check_word(entries, s, key, width):
+        if _same_key(entries, s, key, width) and entries[s, check] == check_word(
+                entries, s, key, width):
             return s, True
         s = (s + 1) & mask
     return -1, False
@@ -118,13 +129,6 @@ def compact_check(entries, s, key, width):
     return ((h >> 32) & LOW32) | 1
 
 
-@jit_inline
-def _slot_of(entries, key, width):
-    h = 0
-    for i in range(width):
-        h = (h ^ key[i]) * _MULTIPLIER
-        h ^= h >> 29
-    return (h ^ (h >> 32)) & (entries.shape[0] - 1)
 
 
 @jit_inline
@@ -135,13 +139,8 @@ def probe_compact(entries, key, width):
     for _ in range(entries.shape[0]):
         if entries[s, 0] == EMPTY:
             return s, False
-        same = True
-        for i in range(width):
-            if entries[s, i] != key[i]:
-                same = False
-                break
-        if same and (entries[s, width + 1] >> 32) & LOW32 == compact_check(entries, s, key,
-                                                                            width):
+        if _same_key(entries, s, key, width) and (
+                entries[s, width + 1] >> 32) & LOW32 == compact_check(entries, s, key, width):
             return s, True
         s = (s + 1) & mask
     return -1, False

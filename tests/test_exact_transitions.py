@@ -247,7 +247,7 @@ def test_end_turn_last_card_memo_hit_new_state_and_finish():
     def end_turn():
         return exact.end_turn(f, s, 1, 0, 2.0, 1.0, 1.0, st["work"], owner, DECK, layout,
                               entries, entries.view(np.float64), st["stats"], words, order,
-                              GOAL, np.zeros(exact.MAX_PLAYERS, np.int64))
+                              GOAL, np.zeros(exact.MAX_PLAYERS, np.int64), np.int64(0))
 
     f[0, SIZES] = 1  # player 1's last card: known at once
     assert end_turn() == (True, 2.0, 1.0, 1.0)
