@@ -8,7 +8,7 @@ memory; the growth per card and what a full 10-card solve would cost.
     python benchmarks/nash.py --compare OLD_CHECKOUT [--ks 6,7] [--deals 3] [--repeat 2]
                               [--placements normal,professional]
     python benchmarks/nash.py --levels 6,7,8 [--deals 3]
-    python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only]
+    python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only] [--replace]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 ``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
@@ -50,11 +50,19 @@ from solver.rules import Rules
 k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
 memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
+replace = len(sys.argv) > 8 and sys.argv[8] == "1"
 p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
 solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 load = os.getloadavg()[0]
-r = solve_nash(p, memory=memory, workers=workers, window=window)
+done, started = [0], time.perf_counter()
+def progress(n):  # root cells solved, to stderr (a long --goal solve shows how it goes)
+    done[0] += n
+    if replace:
+        print(f"  {done[0]}/{k * k} root cells, {time.perf_counter() - started:.0f} s",
+              file=sys.stderr, flush=True)
+r = solve_nash(p, memory=memory, workers=workers, window=window, replace=replace,
+               progress=progress)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "saddle": r.saddle_points, "reply": r.best_reply_saddles,
@@ -65,18 +73,19 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "levels": list(getattr(r, "levels", ())), "load": load,
                   "digest": hashlib.sha1(r.matrix.tobytes() + repr((r.value, r.p1_frequency,
                       r.p2_frequency, r.p1_ev, r.p2_ev)).encode()).hexdigest(),
-                  "load_after": os.getloadavg()[0], "base_mb": base / 1024}))
+                  "load_after": os.getloadavg()[0], "base_mb": base / 1024,
+                  "replaced": getattr(r, "replaced", 0), "dropped": getattr(r, "dropped", 0)}))
 """
 
 
 def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
-          placement: str = "normal", memory: int = 2**40) -> dict:
+          placement: str = "normal", memory: int = 2**40, replace: bool = False) -> dict:
     root = os.path.abspath(root)
     cache = os.path.join(tempfile.gettempdir(), "nimmt-bench-numba",
                          hashlib.sha1(root.encode()).hexdigest()[:12])
     out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
                                    str(workers), "1" if window else "0", root, placement,
-                                   str(memory)],
+                                   str(memory), "1" if replace else "0"],
                                   cwd=os.path.dirname(root),
                                   env={**os.environ, "NUMBA_CACHE_DIR": cache})
     return json.loads(out)
@@ -120,14 +129,17 @@ def plan(k: int, seed: int, memory: int, placement: str = "normal") -> dict:
     """The planner's figures for one dealt position (no solve): this checkout's code."""
     sys.path.insert(0, ROOT)
     from solver.game import deal_position
-    from solver.nash import estimate_bytes, estimate_states, slot_bytes, table_slots
+    from solver.nash import (estimate_bytes, estimate_states, replacing_slots, slot_bytes,
+                             table_slots)
     from solver.rules import Rules
 
     position = deal_position(Rules("tactical", 2, placement), k, seed=seed)
     first, largest = table_slots(position, memory)
     return {"states": estimate_states(position), "bytes": estimate_bytes(position),
             "first_slots": first, "first_bytes": first * slot_bytes(position),
-            "fits": estimate_bytes(position) <= memory}
+            "fits": estimate_bytes(position) <= memory,
+            "replacing_slots": replacing_slots(position, memory),
+            "replacing_bytes": replacing_slots(position, memory) * slot_bytes(position)}
 
 
 def levels(ks: list[int], deals: int) -> None:
@@ -154,18 +166,23 @@ def levels(ks: list[int], deals: int) -> None:
                    + ["s", "peak MB", "bytes/state", "load"], tablefmt="github"))
 
 
-def goal(k: int, memory: int, seed: int, plan_only: bool = False) -> None:
+def goal(k: int, memory: int, seed: int, plan_only: bool = False,
+         replace: bool = False) -> None:
     """One dealt position of k cards each within ``memory``: the plan, then (unless
-    ``plan_only``) the goal's figures."""
+    ``plan_only``) the goal's figures; ``replace``: a replacing table when the estimate
+    does not fit (solve_nash's replace)."""
     p = plan(k, seed, memory)
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: plan {p['states']:,} "
           f"states, at least {p['bytes'] / 2**30:.2f} GiB: "
           + (f"fits; first table {p['first_slots']:,} slots "
-             f"({p['first_bytes'] / 2**30:.2f} GiB)" if p["fits"] else "refused"), flush=True)
+             f"({p['first_bytes'] / 2**30:.2f} GiB)" if p["fits"] else
+             f"a replacing table of {p['replacing_slots']:,} slots "
+             f"({p['replacing_bytes'] / 2**30:.2f} GiB)" if replace else "refused"),
+          flush=True)
     if plan_only:
         return
     try:
-        r = solve(k, seed, 2, memory=memory)
+        r = solve(k, seed, 2, memory=memory, replace=replace)
     except subprocess.CalledProcessError:  # the child printed why (e.g. the memory estimate)
         print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: not solved (the "
               f"solver refused or failed; its message is above)")
@@ -174,7 +191,9 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False) -> None:
           f"{r['stored']:,} states stored ({r['states']:,} searches), {r['seconds']:.0f} s, "
           f"peak {r['peak_mb'] / 1024:.2f} GiB (table {r['table_mb'] / 1024:.2f} GiB), "
           f"exploitability {r['exploitability']:.0e}, value {r['value']:.6f}, "
-          f"load {r['load']:.1f} before / {r['load_after']:.1f} after")
+          f"load {r['load']:.1f} before / {r['load_after']:.1f} after"
+          + (f"; {r['replaced']:,} stores replaced an entry, {r['dropped']:,} states "
+             "not stored" if r["replaced"] or r["dropped"] else ""))
     print("levels (cards left: states):",
           ", ".join(f"{j}: {n:,}" for j, n in enumerate(r["levels"]) if n))
 
@@ -199,6 +218,8 @@ def main() -> None:
     parser.add_argument("--goal", type=int, help="solve one position of this k")
     parser.add_argument("--memory", default="8", help="--goal: GiB")
     parser.add_argument("--seed", type=int, default=10, help="--goal: the deal's seed")
+    parser.add_argument("--replace", action="store_true",
+                        help="--goal: a replacing table when the estimate does not fit")
     parser.add_argument("--plan-only", action="store_true",
                         help="--goal: print the plan without solving")
     args = parser.parse_args()
@@ -206,7 +227,8 @@ def main() -> None:
         levels([int(k) for k in args.levels.split(",")], args.deals)
         return
     if args.goal:
-        goal(args.goal, int(float(args.memory) * 2**30), args.seed, args.plan_only)
+        goal(args.goal, int(float(args.memory) * 2**30), args.seed, args.plan_only,
+             args.replace)
         return
     if args.compare:
         compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat,

@@ -24,8 +24,10 @@ from .engine import find_end, jit, jit_inline, row_table
 from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
-from .statekey import L_WIDTH, key_width, pack_key, two_hands_layout
-from .table import MAX_LOAD, Table, compact_cows, probe, probe_compact, store, store_compact
+from .statekey import (L_COUNT_SHIFT, L_COUNT_WORD, L_RANK_BITS, L_WIDTH, key_width, pack_key,
+                       two_hands_layout)
+from .table import (MAX_LOAD, REACH, Table, compact_cows, probe, probe_within, replaceable,
+                    store, store_compact)
 from .turns import kind_option_count, play_found_option, sort_turn
 
 __all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",
@@ -61,6 +63,9 @@ STATES_MARGIN = 1.3
 # solve stops (or spills): linear probing at load a takes (1 + 1/(1-a)) / 2 probes a hit
 # and (1 + 1/(1-a)^2) / 2 a miss: 1.5 and 2.5 at half load, 2.5 and 8.5 at 0.75
 FULL_LOAD = 0.75
+# A replacing table (solve_nash's replace) takes the memory budget less what the process
+# needs beside its table: 0.53 GiB measured at k = 9 (peak 5.53 GiB with a 5.00 GiB table)
+RESIDENT_BYTES = 3 * 2**28
 # Key words of a state (solver.statekey, two known hands): normal and professional.
 KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
 
@@ -75,14 +80,17 @@ NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT = -1, -2, -3, -4
 # as reached (else a cell could be searched again in the same window for ever)
 SLACK = 1e-12
 # stats[] slots
-(N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED) = range(9)
-N_SLOTS = 9
+(N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED,
+ N_REPLACED, N_DROPPED) = range(11)
+N_SLOTS = 11
 LEVEL_BASE = 16      # stats[LEVEL_BASE + k]: states of k cards each stored (k <= HAND_SIZE)
 ABORT_NODES, ABORT_FULL, ABORT_STOP = 1, 2, 3
 # control[] slots, shared by the workers: stop flag, entries stored, the most entries
-# allowed, and how many stores a worker adds to C_USED at a time (a shared count is
-# contended; the slack, C_EVERY per worker, stays well below the free slots)
-C_STOP, C_USED, C_LIMIT, C_EVERY = range(4)
+# allowed, how many stores a worker adds to C_USED at a time (a shared count is
+# contended; the slack, C_EVERY per worker, stays well below the free slots), and the
+# reach of a replacing table (0: the table does not replace; solver.table)
+C_STOP, C_USED, C_LIMIT, C_EVERY, C_REACH = range(5)
+CONTROL_SLOTS = 5
 REPORT_EVERY = 4096
 STATS_STRIDE = 64    # each worker's stats array is this long: none shares a cache line
 P1_OWNER, P2_OWNER = 1, 2
@@ -479,12 +487,13 @@ def _other_card(hand, f, played):
 
 
 @jit_inline
-def _stored_answer(entries, values, key, width, low, high, compact):
+def _stored_answer(entries, values, key, width, low, high, compact, reach):
     """(found, lower, upper, cows) of a state from the table: its exact value, or a
     bound that answers the window (low, high) (the other side unbounded, cows NaN).
-    A ``compact`` table (solver.table) holds exact values only."""
+    A ``compact`` table (solver.table) holds exact values only; a replacing one keeps
+    a key within ``reach`` slots of its home (0: anywhere)."""
     if compact:
-        s, found = probe_compact(entries, key, width)
+        s, found = probe_within(entries, key, width, reach if reach > 0 else entries.shape[0])
         if not found:
             return False, 0.0, 0.0, 0.0
         return True, values[s, width], values[s, width], compact_cows(entries, s, width)
@@ -560,13 +569,19 @@ def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stat
 
 @jit_inline
 def _store_state(entries, values, key, width, lower, upper, cows, control, stats,
-                 unreported, k, compact):
+                 unreported, k, compact, layout):
     """Store a state's (lower, upper, cows) under ``key``, one of ``k`` cards each: a
     new entry, an exact value over a bound, or the tighter of two bounds (a ``compact``
     table: exact values only, a state once). Returns (aborted, unreported stores):
-    aborted (ABORT_FULL) when the table has no free slot or reached control[C_LIMIT]."""
-    if compact:
-        s, found = probe_compact(entries, key, width)
+    aborted (ABORT_FULL) when the table has no free slot or reached control[C_LIMIT].
+    A replacing table (control[C_REACH] > 0) never fills: see _replace."""
+    if compact and control[C_REACH] > 0:
+        s, found = probe_within(entries, key, width, control[C_REACH])
+        if s < 0:
+            _replace(entries, values, key, width, lower, cows, control, stats, k, layout)
+            return False, unreported
+    elif compact:
+        s, found = probe_within(entries, key, width, entries.shape[0])
     else:
         s, found = probe(entries, key, width)
     if s < 0:  # no free slot: double the table
@@ -599,6 +614,24 @@ def _store_state(entries, values, key, width, lower, upper, cows, control, stats
     return False, unreported
 
 
+@jit_inline
+def _replace(entries, values, key, width, value, cows, control, stats, k, layout):
+    """Store a state of ``k`` cards each in a replacing table whose slots within reach
+    are all taken: over the entry of fewest cards (the cheapest to solve again: the
+    priority is the key's count of cards in play; professional keys have none, so any
+    entry goes), or nowhere when each of them has more cards."""
+    mask = (1 << layout[L_RANK_BITS]) - 1
+    word, shift = layout[L_COUNT_WORD], layout[L_COUNT_SHIFT]
+    s = replaceable(entries, key, width, control[C_REACH], (key[word] >> shift) & mask,
+                    word, shift, mask)
+    if s < 0:
+        stats[N_DROPPED] += 1
+        return
+    store_compact(entries, values, s, key, width, value, cows)
+    stats[N_REPLACED] += 1
+    stats[LEVEL_BASE + k] += 1
+
+
 @jit
 def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, root_cells,
            entries,
@@ -623,6 +656,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
     """
     k0 = hand1.shape[0]
     levels = k0 + 1
+    reach = control[C_REACH]
     width = layout[L_WIDTH]
     frame = np.zeros((levels, FRAME_COLUMNS), np.int64)
     bounds = np.zeros((levels, BOUND_COLUMNS))
@@ -702,7 +736,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
                     pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
                              layout, key, order)
                     found, lower, upper, cows = _stored_answer(entries, values, key, width,
-                                                               low, high, compact)
+                                                               low, high, compact, reach)
                     stats[N_HITS] += found
                 if not found:
                     _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
@@ -737,7 +771,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
         if k >= memo_from:
             aborted, unreported = _store_state(entries, values, keys[f], width, lower, upper,
                                                cows, control, stats, unreported, k,
-                                               compact)
+                                               compact, layout)
             if aborted:
                 return
         top = f - 1  # back to the parent's leaf
@@ -771,8 +805,11 @@ class NashResult:
     stored: int = 0              # states in the transposition table
     table_bytes: int = 0         # its final size
     workers: int = 1
-    levels: tuple[int, ...] = ()  # states stored by cards left each: levels[k]
+    levels: tuple[int, ...] = ()  # states stored by cards left each: levels[k] (a
+    #                               replacing table: stores, some over others)
     on_disk: bool = False        # the table ended in a file (solve_nash's spill)
+    replaced: int = 0            # stores over another entry (a replacing table)
+    dropped: int = 0             # states not stored: their slots held costlier states
 
     @property
     def exploitability(self) -> float:
@@ -860,6 +897,12 @@ def table_slots(position: Position, memory: int, compact: bool = True) -> tuple[
     return first, largest
 
 
+def replacing_slots(position: Position, memory: int) -> int:
+    """Slots of a replacing table within ``memory`` (any number: the budget less
+    RESIDENT_BYTES, at least half of it, in compact slots)."""
+    return max(1024, int(max(memory / 2, memory - RESIDENT_BYTES)) // slot_bytes(position))
+
+
 def fill_limit(slots: int, largest: int) -> int:
     """How many entries a table of ``slots`` takes before it doubles (MAX_LOAD) or, when
     it cannot double in memory (past ``largest``), before it is full (FULL_LOAD)."""
@@ -894,7 +937,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                time_limit: float | None = None,
                progress: Callable[[int], None] | None = None,
                memo_from: int = MEMO_FROM, spill: str | None = None,
-               compact: bool | None = None) -> NashResult:
+               compact: bool | None = None, replace: bool = False) -> NashResult:
     """Solve the equilibrium of the rest of the round.
 
     The root's cells (player 1's card, player 2's card) are handed out one at a time
@@ -908,7 +951,11 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     is sized once from the state estimate (table_slots), doubles as it fills while the
     doubled table fits ``memory`` and else fills up to FULL_LOAD; with a
     directory ``spill`` a table past ``memory`` goes on in a memory-mapped file there
-    (the system keeps in memory what it can) instead of stopping. ``compact=False``
+    (the system keeps in memory what it can) instead of stopping. ``replace=True``
+    never stops for memory either: a solve whose estimate does not fit ``memory`` starts
+    in a replacing table of ``memory`` (solver.table: when a key's slots within reach
+    are all taken, it goes over the entry of fewest cards, solved again when needed),
+    and a table that fills without room to double goes on replacing. ``compact=False``
     keeps exact values in full slots too (the table before compact slots: tests).
 
     >>> from nimmt.solver.position import parse_position
@@ -926,8 +973,11 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
         compact = not window  # alpha-beta windows store bounds: the full slot
     if compact and window:
         raise ValueError("a compact table keeps exact values only; windows need compact=False")
+    if replace and not compact:
+        raise ValueError("only a compact table replaces; windows need compact=False")
     needed = estimate_bytes(position, compact=compact)
-    if needed > memory and spill is None:
+    replacing = replace and needed > memory and spill is None
+    if needed > memory and spill is None and not replace:
         k_fit = largest_fitting_k(position, memory)
         raise MemoryExceeded(
             f"nash at {position.cards_left} cards each needs about {states:,} states "
@@ -946,10 +996,15 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     if not _solve.signatures:  # compile or load first: times are the search's
         small = Table(16, width, VALUE_WORDS, compact)
         _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
-               np.zeros(4, np.int64), 0, np.zeros(STATS_STRIDE, np.int64), np.zeros((k, k)),
+               np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
+               np.zeros((k, k)),
                np.zeros((k, k)))
-    table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
-    control = np.zeros(4, np.int64)
+    control = np.zeros(CONTROL_SLOTS, np.int64)
+    if replacing:
+        table = Table(replacing_slots(position, memory), width, VALUE_WORDS, compact)
+        control[C_REACH] = REACH
+    else:
+        table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
     stats = np.zeros(STATS_STRIDE, np.int64)
     values, aux = np.zeros((k, k)), np.zeros((k, k))
     todo = [(i, j) for j in range(k) for i in range(k)][::-1]  # popped from the end
@@ -994,7 +1049,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     try:
         while todo:
             stats[N_ABORTED] = 0
-            control[C_LIMIT] = fill_limit(table.slots, largest)
+            control[C_LIMIT] = (table.slots + 1 if control[C_REACH]  # never full
+                                else fill_limit(table.slots, largest))
             control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
             # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
             # finished while it still runs (CPython 3.11), and the next join returns at once.
@@ -1013,7 +1069,11 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                 raise
             if failures:
                 raise failures[0]
-            if control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
+            if control[C_STOP] == ABORT_FULL and replace and 2 * table.slots > largest \
+                    and not spilled.fits(2 * table.slots, table):
+                control[C_REACH] = REACH  # full: go on replacing (nothing is lost)
+                control[C_STOP] = 0
+            elif control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
                 if 2 * table.slots > largest and not spilled.fits(2 * table.slots, table):
                     where = (f"{param('memory')} ({memory / 2**30:.2f} GiB)" if spill is None
                              else f"the free disk space in {spill}")
@@ -1049,4 +1109,5 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
                       int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
                       values, int(control[C_USED]), table_bytes, workers,
-                      tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), on_disk)
+                      tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), on_disk,
+                      int(stats[N_REPLACED]), int(stats[N_DROPPED]))

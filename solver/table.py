@@ -32,6 +32,12 @@ half a unit, 2**-24 of a cow, a count up to 2**31 / COWS_SCALE = 256 cows; the v
 kept to the bit), the check a 32-bit hash of the key, the value and the cows, never 0,
 written last (``probe_compact``, ``store_compact``, ``compact_cows``).
 
+A compact table may also *replace*: a solve whose states do not all fit keeps the most
+valuable ones (``probe_within`` looks at REACH slots from a key's home; when they are
+all taken, ``replaceable`` names the one of least priority, read from the key, for the
+new entry, or none when each is worth more). A replaced entry is simply solved again
+when it is needed; no slot ever becomes free again, so probes stay sound.
+
 A table may live in a file instead of memory (``Table(..., path=FILE)``: a numpy
 memory map; the system pages it out to that file when memory runs short).
 """
@@ -48,6 +54,14 @@ _MIX_SEED = 0x2545F4914F6CDD1D
 COMPACT_VALUE_WORDS = 2      # a compact slot: the value, then (check, cows) in one word
 COWS_SCALE = float(2**23)    # compact cows: fixed point, this many units a cow
 LOW32 = 0xFFFFFFFF
+# A key's home slot: HOME_BITS high bits of its hash times the slots, shifted down (a
+# table of any size; the product stays below 2**63 up to 2**32 slots)
+HOME_BITS = 31
+HOME_SHIFT = 64 - HOME_BITS - 1
+HOME_MASK = (1 << HOME_BITS) - 1
+# A replacing table (probe_within, replaceable) looks this many slots from a key's home:
+# two to three 64-byte cache lines of 40-byte compact slots
+REACH = 8
 
 
 @jit_inline
@@ -63,12 +77,14 @@ def check_word(entries, s, key, width):
 
 @jit_inline
 def _slot_of(entries, key, width):
-    """The home slot of ``key``: the probes of both slot formats start there."""
+    """The home slot of ``key``: the probes of both slot formats start there (HOME_BITS
+    bits of its hash scaled to the table's slots, any number of them)."""
     h = 0
     for i in range(width):
         h = (h ^ key[i]) * _MULTIPLIER
         h ^= h >> 29
-    return (h ^ (h >> 32)) & (entries.shape[0] - 1)
+    h ^= h >> 32
+    return ((h >> HOME_SHIFT) & HOME_MASK) * entries.shape[0] >> HOME_BITS
 
 
 @jit_inline
@@ -84,7 +100,6 @@ def _same_key(entries, s, key, width):
 def probe(entries, key, width):
     """(slot, found): where ``key`` (``width`` words) is in the table, or the free slot
     where it would go; (-1, False) when every slot is taken."""
-    mask = entries.shape[0] - 1
     check = entries.shape[1] - 1
     s = _slot_of(entries, key, width)
     for _ in range(entries.shape[0]):
@@ -93,8 +108,15 @@ def probe(entries, key, width):
         if _same_key(entries, s, key, width) and entries[s, check] == check_word(
                 entries, s, key, width):
             return s, True
-        s = (s + 1) & mask
+        s = _next_slot(entries, s)
     return -1, False
+
+
+@jit_inline
+def _next_slot(entries, s):
+    """The slot after s (the first after the last)."""
+    s += 1
+    return 0 if s == entries.shape[0] else s
 
 
 @jit_inline
@@ -134,16 +156,43 @@ def compact_check(entries, s, key, width):
 @jit_inline
 def probe_compact(entries, key, width):
     """``probe`` for a compact table."""
-    mask = entries.shape[0] - 1
+    return probe_within(entries, key, width, entries.shape[0])
+
+
+@jit_inline
+def probe_within(entries, key, width, reach):
+    """``probe`` for a compact table, looking at ``reach`` slots from the key's home at
+    most: (slot, found), the slot -1 when those slots all hold other keys."""
     s = _slot_of(entries, key, width)
-    for _ in range(entries.shape[0]):
+    for _ in range(reach):
         if entries[s, 0] == EMPTY:
             return s, False
         if _same_key(entries, s, key, width) and (
                 entries[s, width + 1] >> 32) & LOW32 == compact_check(entries, s, key, width):
             return s, True
-        s = (s + 1) & mask
+        s = _next_slot(entries, s)
     return -1, False
+
+
+@jit_inline
+def replaceable(entries, key, width, reach, priority, word, shift, mask):
+    """The slot a replacing compact table gives ``key`` (of ``priority``) when its
+    ``reach`` slots are all taken (probe_within answered -1): the one of least priority
+    among them (a slot's priority: bits ``shift``.. of its key word ``word``, under
+    ``mask``), the scan starting at a slot its hash picks so that equals take turns;
+    -1 when every one of them is worth more than ``priority``."""
+    n = entries.shape[0]
+    home = _slot_of(entries, key, width)
+    start = (((key[width - 1] * _MULTIPLIER) >> HOME_SHIFT) & HOME_MASK) % reach
+    best, least = -1, priority + 1
+    for o in range(reach):
+        s = home + (start + o) % reach
+        if s >= n:
+            s -= n
+        mine = (entries[s, word] >> shift) & mask
+        if mine < least:
+            best, least = s, mine
+    return best
 
 
 @jit_inline
@@ -214,7 +263,8 @@ def _store(entries, values, s, key, width, first, second, third):
 
 
 class Table:
-    """A table of ``slots`` (a power of two) entries of ``width`` key words and
+    """A table of ``slots`` (any number; the solvers size them in powers of two while
+    they double) entries of ``width`` key words and
     ``value_words`` (1..3) float values, or compact slots (``compact``: an exact value
     and cows). Allocated zeroed by numpy: the system commits its pages as they are
     touched, and numpy asks for huge pages for big arrays (fewer TLB misses on random
@@ -223,8 +273,8 @@ class Table:
 
     def __init__(self, slots: int, width: int, value_words: int = 3, compact: bool = False,
                  path: str | None = None) -> None:
-        if slots < 1 or slots & (slots - 1) or not 1 <= value_words <= 3:
-            raise ValueError(f"a table needs a power of two of slots and 1..3 value words, "
+        if slots < 1 or not 1 <= value_words <= 3:
+            raise ValueError(f"a table needs at least one slot and 1..3 value words, "
                              f"not {slots} and {value_words}")
         self.width = width
         self.compact = compact
@@ -298,3 +348,13 @@ class Table:
                 padded = list(stored) + [0.0] * (3 - len(stored))
                 _store(self.entries, self.values, s, key, self.width, *padded)
         return s
+
+
+@jit
+def _probe_within(entries, key, width, reach):
+    return probe_within(entries, key, width, reach)
+
+
+@jit
+def _replaceable(entries, key, width, reach, priority, word, shift, mask):
+    return replaceable(entries, key, width, reach, priority, word, shift, mask)

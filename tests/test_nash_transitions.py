@@ -12,7 +12,10 @@ from test_nash import Brute
 from nimmt.solver import nash, reference
 from nimmt.solver.engine import row_table
 from nimmt.solver.rules import HAND_SIZE, ROW_COUNT
+from nimmt.solver.statekey import two_hands_layout
 from nimmt.solver.table import Table
+
+LAYOUT = two_hands_layout(False)
 
 ROWS = [[10, 11], [13, 15], [17, 18, 20], [23]]
 FULL = [[3, 4, 5, 6, 7], [9, 10, 11, 12, 13], [15, 16], [19, 20, 21, 22, 23]]
@@ -259,27 +262,27 @@ def test_state_value_each_decision():
 def test_store_state_and_stored_answer():
     table = Table(16, 3, nash.VALUE_WORDS)
     e, v = table.entries, table.values
-    control = np.zeros(4, np.int64)
+    control = np.zeros(nash.CONTROL_SLOTS, np.int64)
     control[nash.C_EVERY], control[nash.C_LIMIT] = 1, 100
     stats = np.zeros(nash.STATS_STRIDE, np.int64)
     key = np.array([1, 2, 3], np.int64)
-    assert nash._stored_answer(e, v, key, 3, -math.inf, math.inf, False) == \
+    assert nash._stored_answer(e, v, key, 3, -math.inf, math.inf, False, 0) == \
         (False, 0.0, 0.0, 0.0)
     # a bound (upper 1.0) answers a window above it, not one around it
     assert nash._store_state(e, v, key, 3, -math.inf, 1.0, math.nan, control, stats, 0, 3,
-                             False) == (False, 0)
+                             False, LAYOUT) == (False, 0)
     assert stats[nash.N_STORED] == 1 and control[nash.C_USED] == 1
-    found, lower, upper, cows = nash._stored_answer(e, v, key, 3, 2.0, 5.0, False)
+    found, lower, upper, cows = nash._stored_answer(e, v, key, 3, 2.0, 5.0, False, 0)
     assert found and (lower, upper) == (-math.inf, 1.0) and math.isnan(cows)
-    assert not nash._stored_answer(e, v, key, 3, 0.0, 5.0, False)[0]
+    assert not nash._stored_answer(e, v, key, 3, 0.0, 5.0, False, 0)[0]
     # a second bound: the tighter of both; then an exact value replaces it
-    nash._store_state(e, v, key, 3, 0.0, 2.0, math.nan, control, stats, 0, 3, False)
+    nash._store_state(e, v, key, 3, 0.0, 2.0, math.nan, control, stats, 0, 3, False, LAYOUT)
     assert table.get(key)[:2] == (0.0, 1.0)
-    nash._store_state(e, v, key, 3, 0.5, 0.5, 3.0, control, stats, 0, 3, False)
-    assert nash._stored_answer(e, v, key, 3, 9.0, 10.0, False) == (True, 0.5, 0.5, 3.0)
+    nash._store_state(e, v, key, 3, 0.5, 0.5, 3.0, control, stats, 0, 3, False, LAYOUT)
+    assert nash._stored_answer(e, v, key, 3, 9.0, 10.0, False, 0) == (True, 0.5, 0.5, 3.0)
     assert stats[nash.N_STORED] == 1
     # the entry limit stops the search
     control[nash.C_LIMIT] = 2
     aborted, unreported = nash._store_state(e, v, np.array([4, 5, 6], np.int64), 3, 1.0, 1.0,
-                                            1.0, control, stats, 0, 3, False)
+                                            1.0, control, stats, 0, 3, False, LAYOUT)
     assert aborted and unreported == 0 and control[nash.C_STOP] == nash.ABORT_FULL
