@@ -25,6 +25,16 @@ equilibrium's 3 words)::
     card     | owner - 1 | cow code |            (CARD_BITS = owner_bits + 3)
     bit      0           owner_bits   +3
 
+``paired`` (the equilibrium's layout: two words, not three): two cards share a field as
+the digits of one number, (first card's field) * CARD_RADIX + (second's), CARD_RADIX =
+2**owner_bits * COW_CODES = 10 values a card, so 7 bits a pair; the first pair takes the
+7 bits left in word 0 after the count (L_SPARE_PAIRS of them, from L_SPARE_SHIFT), the
+other nine fill word 1::
+
+    word 0   | row 0 .. row 3 | count | pair 0 |
+    bit      0                52      57       64
+    word 1   | pair 1 | pair 2 | ... | pair 9 |     (7 bits each, 63 bits)
+
 In general (max_cards 104, owner_bits 4) a row is 15 bits, the 7-bit count no longer
 fits beside four rows and takes word 1 alone, a card is 7 bits, nine a word: 14 words.
 
@@ -98,20 +108,24 @@ COW_CODE = np.array([{0: 0, 1: 0, 2: 1, 3: 2, 5: 3, 7: 4}[int(n)] for n in COWS]
 # A layout is an int64 array of these fields (indices):
 (L_PROFESSIONAL, L_OWNER_BITS, L_RANK_BITS, L_LENGTH_SHIFT, L_COWS_SHIFT, L_ROW_BITS,
  L_ROWS_PER_WORD, L_COUNT_WORD, L_COUNT_SHIFT, L_CARD_BITS, L_COW_CODE_SHIFT,
- L_CARDS_PER_WORD, L_CARDS_WORD, L_WIDTH, L_MERGE_ROWS, L_TAKEN_WORD, L_TAKEN_SEATS) = range(17)
-LAYOUT_FIELDS = 17
+ L_CARDS_PER_WORD, L_CARDS_WORD, L_WIDTH, L_MERGE_ROWS, L_TAKEN_WORD, L_TAKEN_SEATS,
+ L_CARD_RADIX, L_SPARE_PAIRS, L_SPARE_SHIFT) = range(20)
+LAYOUT_FIELDS = 20
+COW_CODES = 5          # cow codes 0..4
 TAKEN_BITS = 8         # a seat's cows this round: at most 171 (every cow of the deck)
 TAKEN_PER_WORD = WORD_BITS // TAKEN_BITS
 
 
 def key_layout(max_cards: int, owner_bits: int, professional: bool,
-               merge_rows: bool = True) -> np.ndarray:
+               merge_rows: bool = True, paired: bool = False) -> np.ndarray:
     """The layout (an int64 array, indices L_*) of keys for states with at most
-    ``max_cards`` cards in play and owners ``1..2**owner_bits``; ``merge_rows``: see
-    the module docstring.
+    ``max_cards`` cards in play and owners ``1..2**owner_bits``; ``merge_rows`` and
+    ``paired`` (normal placement): see the module docstring.
 
     >>> [int(key_layout(20, OWNER_BITS_TWO, p)[L_WIDTH]) for p in (False, True)]
     [3, 5]
+    >>> int(key_layout(20, OWNER_BITS_TWO, False, paired=True)[L_WIDTH])
+    2
     >>> [int(key_layout(104, OWNER_BITS_ANY, p)[L_WIDTH]) for p in (False, True)]
     [14, 23]
     """
@@ -143,12 +157,22 @@ def key_layout(max_cards: int, owner_bits: int, professional: bool,
             layout[L_COUNT_WORD], layout[L_COUNT_SHIFT] = row_words, 0
             cards_word += 1
     cards_per_word = WORD_BITS // card_bits
+    fields = max_cards
+    if paired and not professional:  # two cards a field, the first in the count's word
+        radix = (1 << owner_bits) * COW_CODES
+        card_bits = (radix * radix - 1).bit_length()
+        cards_per_word = WORD_BITS // card_bits
+        spare_shift = layout[L_COUNT_SHIFT] + layout[L_RANK_BITS]
+        spare = 0 if layout[L_COUNT_WORD] == cards_word else (WORD_BITS - spare_shift) // card_bits
+        fields = max(0, -(-max_cards // 2) - spare)
+        layout[L_CARD_RADIX], layout[L_SPARE_PAIRS], layout[L_SPARE_SHIFT] = \
+            radix, spare, spare_shift
     layout[L_ROW_BITS] = row_bits
     layout[L_ROWS_PER_WORD] = rows_per_word
     layout[L_CARD_BITS] = card_bits
     layout[L_CARDS_PER_WORD] = cards_per_word
     layout[L_CARDS_WORD] = cards_word
-    layout[L_WIDTH] = cards_word + -(-max_cards // cards_per_word)
+    layout[L_WIDTH] = cards_word + -(-fields // cards_per_word)
     return layout
 
 
@@ -184,8 +208,9 @@ def pack_taken(key, layout, taken):
 
 
 def two_hands_layout(professional: bool) -> np.ndarray:
-    """The layout for two known hands (the equilibrium): 3 words, or 5 professional."""
-    return key_layout(TWO_HANDS_CARDS, OWNER_BITS_TWO, professional)
+    """The layout for two known hands (the equilibrium): 2 words (cards paired), or 5
+    professional."""
+    return key_layout(TWO_HANDS_CARDS, OWNER_BITS_TWO, professional, paired=True)
 
 
 def key_width(layout: np.ndarray) -> int:
@@ -209,6 +234,27 @@ def _put(key, index, field_bits, per_word, first_word, value):
     """Field number ``index`` of ``field_bits`` bits (``per_word`` a word, from word
     ``first_word``) |= value."""
     key[first_word + index // per_word] |= value << (field_bits * (index % per_word))
+
+
+@jit_inline
+def _put_card(key, slot, layout, value):
+    """Card number ``slot``'s field (``value``) into the key: a field of its own, or
+    (paired layouts) a digit of its pair, the first L_SPARE_PAIRS pairs in the count's
+    word."""
+    radix, bits = layout[L_CARD_RADIX], layout[L_CARD_BITS]
+    if radix == 0:
+        _put(key, slot, bits, layout[L_CARDS_PER_WORD], layout[L_CARDS_WORD], value)
+        return
+    pair = slot // 2
+    if slot % 2 == 0:
+        value *= radix          # the pair's first card is its high digit
+    spare = layout[L_SPARE_PAIRS]
+    if pair < spare:
+        key[layout[L_COUNT_WORD]] += value << (layout[L_SPARE_SHIFT] + bits * pair)
+    else:
+        pair -= spare
+        per_word = layout[L_CARDS_PER_WORD]
+        key[layout[L_CARDS_WORD] + pair // per_word] += value << (bits * (pair % per_word))
 
 
 @jit_inline
@@ -262,8 +308,8 @@ def pack_key(rows, cards, owners, n, skip_a, skip_b, layout, key, order):
                  (slot << RANK_SHIFT) | (length << length_shift)
                  | (rows[r, COWS_COLUMN] << cows_shift))
             live += 1
-        _put(key, slot, card_bits, cards_per_word, cards_word,
-             ((owners[i] - 1) << OWNER_SHIFT) | (COW_CODE[c] << cow_code_shift))
+        _put_card(key, slot, layout,
+                  ((owners[i] - 1) << OWNER_SHIFT) | (COW_CODE[c] << cow_code_shift))
         slot += 1
     for i in range(live, ROW_COUNT):  # dead rows: their order is no matter, so by cows
         order[i] = rows[order[i], COWS_COLUMN]

@@ -114,7 +114,7 @@ def test_fill_limit_doubles_at_half_or_fills_when_it_cannot():
 
 
 # A table of 1024 compact slots fits this memory alone, not beside its doubled one
-ONE_TABLE = 1024 * 40
+ONE_TABLE = 1024 * slot_bytes(dealt("normal", 5, 17))  # 32-byte compact slots
 
 
 @pytest.fixture

@@ -30,6 +30,8 @@ from nimmt.solver.statekey import (
 
 TOL = 1e-9
 LAYOUTS = {"two": lambda pro: two_hands_layout(pro),
+           # the equilibrium's layout before its cards were paired (3 words)
+           "two-unpaired": lambda pro: key_layout(20, OWNER_BITS_TWO, pro),
            "any": lambda pro: key_layout(STANDARD_DECK, OWNER_BITS_ANY, pro),
            # the exact search's: rows not merged (tests/test_exact_memo.py)
            "exact": lambda pro: key_layout(STANDARD_DECK, OWNER_BITS_ANY, pro, merge_rows=False)}
@@ -160,7 +162,7 @@ def test_professional_keys_are_exact():
 
 
 def test_widths():
-    assert [int(LAYOUTS["two"](p)[L_WIDTH]) for p in (False, True)] == [3, 5]
+    assert [int(LAYOUTS["two"](p)[L_WIDTH]) for p in (False, True)] == [2, 5]
     assert int(key_layout(STANDARD_DECK, OWNER_BITS_ANY, False)[L_WIDTH]) == 14
     assert int(key_layout(20, OWNER_BITS_TWO, False)[L_WIDTH]) == 3
 
@@ -180,3 +182,28 @@ def test_general_key_holds_a_whole_deck():
         changed[i] = 3
         seen.add(state_key(rows, cards, changed, lay))
     assert len(seen) == 1 + len(range(0, len(cards), 7))
+
+
+SMALL_DECK = [*range(5, 25), 55]  # every cow count (55: 7 cows), so kinds repeat often
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_paired_cards_tell_what_single_fields_tell(data):
+    """Paired keys (two cards a 7-bit field) are equal exactly when the unpaired keys
+    are, and exactly when the cards in play have the same (owner, cows) in order."""
+    rows = row_table([[1], [2], [3], [4]])
+    paired, single = two_hands_layout(False), key_layout(20, OWNER_BITS_TWO, False)
+    n = data.draw(st.integers(1, 20))
+    states = []
+    for _ in range(2):
+        values = sorted(data.draw(st.lists(st.sampled_from(SMALL_DECK), min_size=n,
+                                           max_size=n, unique=True)))
+        owners = data.draw(st.lists(st.sampled_from([1, 2]), min_size=n, max_size=n))
+        states.append((values, owners))
+    (a, oa), (b, ob) = states
+    same_kinds = [(o, COWS[c]) for c, o in zip(a, oa)] == [(o, COWS[c]) for c, o in zip(b, ob)]
+    same_paired = state_key(rows, a, oa, paired) == state_key(rows, b, ob, paired)
+    same_single = state_key(rows, a, oa, single) == state_key(rows, b, ob, single)
+    assert same_paired == same_single == same_kinds
+    assert state_key(rows, a, oa, paired)[0] != 0
