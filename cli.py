@@ -859,6 +859,10 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               default=None,
               help="A folder where a table past --memory goes on in a memory-mapped file "
                    "(solves the whole round instead of the largest k that fits).")
+@click.option("--replace", is_flag=True,
+              help="Solve the whole round even when it does not fit --memory: a table of "
+                   "--memory keeps the states of most cards and solves the others again when "
+                   "needed (slower; the same equilibrium).")
 @click.option("--workers", "-w", type=click.IntRange(1, 64), default=None,
               help="Threads sharing one solve (default: one per core).")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
@@ -873,13 +877,14 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
 @seed_option
 def solve_deal(position: Position | None, variant: str, placement: str, cards_left: int,
                deals: int | None, jobs: int, scheduler: str | None,
-               dask_local: int | None, memory: int, spill: str | None, workers: int | None,
-               time_limit: float | None, output: str | None, fmt: str,
+               dask_local: int | None, memory: int, spill: str | None, replace: bool,
+               workers: int | None, time_limit: float | None, output: str | None, fmt: str,
                seed: int | None) -> None:
     """Solve a 2-player deal's equilibrium from its first turn, or say how far it can go.
 
     Without POSITION, deals a 2-player position with 10 cards each (--cards-left). If
-    the whole round does not fit --memory (and no --spill folder is given), it prints the
+    the whole round does not fit --memory (and neither --spill nor --replace is given), it
+    prints the
     estimated size per cards left, lets random bots play until the largest solvable k,
     and solves from there. --output writes the solution for nimmt analyse --solution.
     --deals N solves N dealt positions and reports the distribution of their values.
@@ -906,7 +911,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
         from nimmt.solver.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
-                     cards_left, memory, spill, workers, output, fmt)
+                     cards_left, memory, spill, workers, output, fmt, replace)
         return
     if jobs != 1 or scheduler is not None or dask_local is not None:
         _usage("--jobs, --scheduler and --dask-local apply to --deals (one solve uses "
@@ -924,7 +929,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
             + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
     k = position.cards_left
-    fit = largest_fitting_k(position, memory) if spill is None else k
+    fit = k if spill is not None or replace else largest_fitting_k(position, memory)
     plan = [{"cards_left": j, "states": estimate_states(position, j),
              "bytes": estimate_bytes(position, j),
              "fits": estimate_bytes(position, j) <= memory}
@@ -939,7 +944,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     progress = LazyProgress(fit * fit, "root cells")
     try:
         solved = solve_nash(position, memory=memory, workers=workers, time_limit=time_limit,
-                            progress=progress, spill=spill)
+                            progress=progress, spill=spill, replace=replace)
     finally:
         progress.close()
     result = from_nash(position, solved)
@@ -966,6 +971,9 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
                f"table {solved.table_bytes / 2**30:.2f} GiB"
                + (" (on disk)" if solved.on_disk else "")
+               + (f" replacing ({solved.replaced:,} stores over another state, "
+                  f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
+                  else "")
                + f"; exploitability {solved.exploitability:.1e}")
     if output:
         click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
@@ -974,7 +982,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
 
 def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: str,
                  cards_left: int, memory: int, spill: str | None, workers: int | None,
-                 output: str | None, fmt: str) -> None:
+                 output: str | None, fmt: str, replace: bool = False) -> None:
     """``solve-deal --deals N``: N deals, one unit each (deals.solve_deal_unit); their
     values' distribution. Ctrl-C stops and reports (and writes) the deals finished."""
     from nimmt.solver.deals import solve_deals, value_summary, write_solution
@@ -990,7 +998,7 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
     try:
         solve_deals(seed, count, progress=done, backend=backend, variant=variant,
                     placement=placement, cards_left=cards_left, memory=memory,
-                    workers=workers, spill=spill)
+                    workers=workers, spill=spill, replace=replace)
     except KeyboardInterrupt:
         interrupted = True
     finally:

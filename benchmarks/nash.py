@@ -9,6 +9,7 @@ memory; the growth per card and what a full 10-card solve would cost.
                               [--placements normal,professional]
     python benchmarks/nash.py --levels 6,7,8 [--deals 3]
     python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only] [--replace]
+                              [--time-limit SECONDS]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 ``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
@@ -51,6 +52,7 @@ k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
 placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
 memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
 replace = len(sys.argv) > 8 and sys.argv[8] == "1"
+limit = float(sys.argv[9]) if len(sys.argv) > 9 and sys.argv[9] != "0" else None
 p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
 solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -61,8 +63,16 @@ def progress(n):  # root cells solved, to stderr (a long --goal solve shows how 
     if replace:
         print(f"  {done[0]}/{k * k} root cells, {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)
-r = solve_nash(p, memory=memory, workers=workers, window=window, replace=replace,
-               progress=progress)
+try:
+    r = solve_nash(p, memory=memory, workers=workers, window=window, progress=progress,
+                   time_limit=limit,
+                   **({"replace": True} if replace else {}))  # (older checkouts have none)
+except Exception as stopped:  # the time limit (NashStopped): what the solve reached
+    print(json.dumps({"stopped": str(stopped), "cells": done[0], "seconds":
+                      time.perf_counter() - started, "load": load,
+                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "load_after": os.getloadavg()[0]}))
+    sys.exit(0)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "saddle": r.saddle_points, "reply": r.best_reply_saddles,
@@ -78,14 +88,27 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
 """
 
 
+def source_digest(root: str) -> str:
+    """A digest of the checkout's path and its solver sources: each version of the code
+    compiles into its own cache folder (numba checks only a kernel's own file, not the
+    files of the kernels it inlines, so a folder kept across edits could serve stale code)."""
+    digest = hashlib.sha1(root.encode())
+    folder = os.path.join(root, "solver")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as source:
+                digest.update(name.encode() + source.read())
+    return digest.hexdigest()[:12]
+
+
 def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
-          placement: str = "normal", memory: int = 2**40, replace: bool = False) -> dict:
+          placement: str = "normal", memory: int = 2**40, replace: bool = False,
+          time_limit: float = 0.0) -> dict:
     root = os.path.abspath(root)
-    cache = os.path.join(tempfile.gettempdir(), "nimmt-bench-numba",
-                         hashlib.sha1(root.encode()).hexdigest()[:12])
+    cache = os.path.join(tempfile.gettempdir(), "nimmt-bench-numba", source_digest(root))
     out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
                                    str(workers), "1" if window else "0", root, placement,
-                                   str(memory), "1" if replace else "0"],
+                                   str(memory), "1" if replace else "0", str(time_limit)],
                                   cwd=os.path.dirname(root),
                                   env={**os.environ, "NUMBA_CACHE_DIR": cache})
     return json.loads(out)
@@ -129,8 +152,13 @@ def plan(k: int, seed: int, memory: int, placement: str = "normal") -> dict:
     """The planner's figures for one dealt position (no solve): this checkout's code."""
     sys.path.insert(0, ROOT)
     from solver.game import deal_position
-    from solver.nash import (estimate_bytes, estimate_states, replacing_slots, slot_bytes,
-                             table_slots)
+    from solver.nash import (
+        estimate_bytes,
+        estimate_states,
+        replacing_slots,
+        slot_bytes,
+        table_slots,
+    )
     from solver.rules import Rules
 
     position = deal_position(Rules("tactical", 2, placement), k, seed=seed)
@@ -167,7 +195,7 @@ def levels(ks: list[int], deals: int) -> None:
 
 
 def goal(k: int, memory: int, seed: int, plan_only: bool = False,
-         replace: bool = False) -> None:
+         replace: bool = False, time_limit: float = 0.0) -> None:
     """One dealt position of k cards each within ``memory``: the plan, then (unless
     ``plan_only``) the goal's figures; ``replace``: a replacing table when the estimate
     does not fit (solve_nash's replace)."""
@@ -182,10 +210,16 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
     if plan_only:
         return
     try:
-        r = solve(k, seed, 2, memory=memory, replace=replace)
+        r = solve(k, seed, 2, memory=memory, replace=replace, time_limit=time_limit)
     except subprocess.CalledProcessError:  # the child printed why (e.g. the memory estimate)
         print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: not solved (the "
               f"solver refused or failed; its message is above)")
+        return
+    if "stopped" in r:
+        print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: NOT "
+              f"SOLVED: stopped at the time limit after {r['seconds']:.0f} s with "
+              f"{r['cells']} of {k * k} root cells solved, peak {r['peak_mb'] / 1024:.2f} GiB, "
+              f"load {r['load']:.1f} before / {r['load_after']:.1f} after")
         return
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: "
           f"{r['stored']:,} states stored ({r['states']:,} searches), {r['seconds']:.0f} s, "
@@ -218,6 +252,8 @@ def main() -> None:
     parser.add_argument("--goal", type=int, help="solve one position of this k")
     parser.add_argument("--memory", default="8", help="--goal: GiB")
     parser.add_argument("--seed", type=int, default=10, help="--goal: the deal's seed")
+    parser.add_argument("--time-limit", type=float, default=0.0,
+                        help="--goal: stop the solve after this many seconds (0: none)")
     parser.add_argument("--replace", action="store_true",
                         help="--goal: a replacing table when the estimate does not fit")
     parser.add_argument("--plan-only", action="store_true",
@@ -228,7 +264,7 @@ def main() -> None:
         return
     if args.goal:
         goal(args.goal, int(float(args.memory) * 2**30), args.seed, args.plan_only,
-             args.replace)
+             args.replace, args.time_limit)
         return
     if args.compare:
         compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat,

@@ -123,19 +123,21 @@ def deal_seed(seed: int, i: int) -> int:
 
 def solve_deal_unit(seed: int, i: int, variant: str = "tactical", placement: str = "normal",
                     cards_left: int = HAND_SIZE, memory: int = DEFAULT_MEMORY,
-                    workers: int | None = None, spill: str | None = None) -> dict:
+                    workers: int | None = None, spill: str | None = None,
+                    replace: bool = False) -> dict:
     """Deal i of the batch ``seed``: a 2-player deal with ``cards_left`` cards each
     (random bots played the turns before, game.deal_position), then, when that does not
     fit ``memory``, random bots (seeded by the deal) play on to the largest k that
-    fits; solved there. Returns its solution JSON with ``deal``, ``seed``, ``index``,
-    ``deal_seed`` and ``solved_from`` (the cards left each where it was solved)."""
+    fits (unless ``spill`` or ``replace``: solve_nash's); solved there. Returns its
+    solution JSON with ``deal``, ``seed``, ``index``, ``deal_seed`` and ``solved_from``
+    (the cards left each where it was solved)."""
     own = deal_seed(seed, i)
     dealt = deal_position(Rules(variant, 2, placement), cards_left, own)
-    fit = largest_fitting_k(dealt, memory) if spill is None else dealt.cards_left
+    fit = dealt.cards_left if spill is not None or replace else largest_fitting_k(dealt, memory)
     if fit == 0:
         raise NimmtError("not even one card fits the memory budget; raise memory")
     position = play_random_turns(dealt, dealt.cards_left - fit, own)
-    r = solve_nash(position, memory=memory, workers=workers, spill=spill)
+    r = solve_nash(position, memory=memory, workers=workers, spill=spill, replace=replace)
     return solution_json(position, r, deal=format_position(dealt), seed=seed, index=i,
                          deal_seed=own, solved_from=position.cards_left)
 

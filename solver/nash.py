@@ -24,10 +24,26 @@ from .engine import find_end, jit, jit_inline, row_table
 from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
-from .statekey import (L_COUNT_SHIFT, L_COUNT_WORD, L_RANK_BITS, L_WIDTH, key_width, pack_key,
-                       two_hands_layout)
-from .table import (MAX_LOAD, REACH, Table, compact_cows, probe, probe_within, replaceable,
-                    store, store_compact)
+from .statekey import (
+    L_COUNT_SHIFT,
+    L_COUNT_WORD,
+    L_RANK_BITS,
+    L_WIDTH,
+    key_width,
+    pack_key,
+    two_hands_layout,
+)
+from .table import (
+    MAX_LOAD,
+    REACH,
+    Table,
+    compact_cows,
+    probe,
+    probe_within,
+    replaceable,
+    store,
+    store_compact,
+)
 from .turns import kind_option_count, play_found_option, sort_turn
 
 __all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",

@@ -5,6 +5,8 @@ the entry to replace; tables of any number of slots.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,8 @@ from nimmt.solver.table import (
     _replaceable,
     _store_compact,
 )
+
+from cli_checks import assert_ok, invoke
 
 WIDTH = 3
 PRIORITY_WORD, PRIORITY_SHIFT, PRIORITY_MASK = 0, 8, 0xFF
@@ -114,3 +118,19 @@ def test_windows_do_not_replace():
 
 def test_reach_is_a_few_cache_lines():
     assert 2 <= REACH <= 16
+
+
+def test_cli_solve_deal_replace_solves_the_whole_round(runner):
+    """1M of memory holds no k = 6 round: without --replace random bots play first,
+    with it the whole round is solved, to the value of a solve with memory to spare."""
+    common = ("solve-deal", "--seed", 4, "-k", 6, "--format", "json", "--workers", 1)
+    runs = {}
+    for name, extra in (("short", ()), ("replaced", ("--replace",)), ("roomy", ())):
+        memory = "1G" if name == "roomy" else "1M"
+        result = invoke(runner, *common, "--memory", memory, *extra)
+        assert_ok(result)
+        runs[name] = json.loads(result.output)
+    short, replaced, roomy = runs["short"], runs["replaced"], runs["roomy"]
+    assert short["solved_from"] < 6 == replaced["solved_from"] == roomy["solved_from"]
+    assert replaced["solution"]["value"] == roomy["solution"]["value"]
+    assert replaced["solution"]["p1_strategy"] == roomy["solution"]["p1_strategy"]
