@@ -67,9 +67,9 @@ try:
     r = solve_nash(p, memory=memory, workers=workers, window=window, progress=progress,
                    time_limit=limit,
                    **({"replace": True} if replace else {}))  # (older checkouts have none)
-except Exception as stopped:  # the time limit (NashStopped): what the solve reached
-    print(json.dumps({"stopped": str(stopped), "cells": done[0], "seconds":
-                      time.perf_counter() - started, "load": load,
+except Exception as stopped:  # the time limit (NashStopped) or a failure: how far it got
+    print(json.dumps({"stopped": f"{type(stopped).__name__}: {stopped}", "cells": done[0],
+                      "seconds": time.perf_counter() - started, "load": load,
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "load_after": os.getloadavg()[0]}))
     sys.exit(0)
@@ -217,7 +217,7 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
         return
     if "stopped" in r:
         print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: NOT "
-              f"SOLVED: stopped at the time limit after {r['seconds']:.0f} s with "
+              f"SOLVED: stopped ({r['stopped']}) after {r['seconds']:.0f} s with "
               f"{r['cells']} of {k * k} root cells solved, peak {r['peak_mb'] / 1024:.2f} GiB, "
               f"load {r['load']:.1f} before / {r['load_after']:.1f} after")
         return

@@ -55,7 +55,8 @@ def solution_json(position: Position, r: NashResult, **about: Any) -> dict:
                       "best_reply_saddles": r.best_reply_saddles,
                       "bound_cutoffs": r.bound_cutoffs, "cells": r.nodes,
                       "seconds": r.seconds, "table_bytes": r.table_bytes,
-                      "workers": r.workers, "on_disk": r.on_disk},
+                      "workers": r.workers, "on_disk": r.on_disk, "replaced": r.replaced,
+                      "dropped": r.dropped},
             **about}
 
 

@@ -132,5 +132,6 @@ def test_cli_solve_deal_replace_solves_the_whole_round(runner):
         runs[name] = json.loads(result.output)
     short, replaced, roomy = runs["short"], runs["replaced"], runs["roomy"]
     assert short["solved_from"] < 6 == replaced["solved_from"] == roomy["solved_from"]
+    assert replaced["solution"]["solve"]["replaced"] > 0 == roomy["solution"]["solve"]["replaced"]
     assert replaced["solution"]["value"] == roomy["solution"]["value"]
     assert replaced["solution"]["p1_strategy"] == roomy["solution"]["p1_strategy"]
