@@ -52,7 +52,7 @@ k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
 placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
 memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
 replace = len(sys.argv) > 8 and sys.argv[8] == "1"
-limit = float(sys.argv[9]) if len(sys.argv) > 9 and sys.argv[9] != "0" else None
+limit = (float(sys.argv[9]) or None) if len(sys.argv) > 9 else None  # 0: none
 p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
 solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -37,9 +37,9 @@ from .table import (
     MAX_LOAD,
     REACH,
     Table,
-    compact_cows,
     probe,
     probe_within,
+    read_compact,
     replaceable,
     store,
     store_compact,
@@ -195,6 +195,17 @@ def _matrix_game(payoff, m, n, x, y, tableau):
         x[best_row] = 1.0
         y[best_col] = 1.0
         return upper, True
+    value, ok = _simplex(payoff, m, n, x, y, tableau)
+    if ok:
+        return value, False
+    return _deduplicated_game(payoff, m, n, x, y, tableau), False
+
+
+@jit_inline
+def _simplex(payoff, m, n, x, y, tableau):
+    """The LP of _matrix_game (payoff[:m, :n], no pure saddle point): (value, True), or
+    (0, False) when rounding left an improving column without a pivot (rows or columns
+    equal but for about 1e-13: _deduplicated_game)."""
     top = -math.inf
     for a in range(m):
         for b in range(n):
@@ -227,6 +238,8 @@ def _matrix_game(payoff, m, n, x, y, tableau):
                 r = t[a, cols - 1] / t[a, enter]
                 if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
                     leave, ratio = a, r
+        if leave < 0:
+            return 0.0, False
         pivot = t[leave, enter]
         for j in range(cols):
             t[leave, j] /= pivot
@@ -242,7 +255,61 @@ def _matrix_game(payoff, m, n, x, y, tableau):
             y[basis[a]] = t[a, cols - 1] / total
     for a in range(m):
         x[a] = t[m, n + a] / total
-    return shift - 1.0 / total, False
+    return shift - 1.0 / total, True
+
+
+# Rows (columns) of a matrix game this close everywhere count as one in its fallback
+DUPLICATE_TOLERANCE = 1e-9
+
+
+@jit_inline
+def _distinct_lines(payoff, count, other, by_row, keep):
+    """Indices of the rows (``by_row``) or columns of payoff[:m, :n] that are not within
+    DUPLICATE_TOLERANCE of an earlier one, into ``keep``; how many."""
+    kept = 0
+    for a in range(count):
+        duplicate = False
+        for q in range(kept):
+            b = keep[q]
+            same = True
+            for c in range(other):
+                d = payoff[a, c] - payoff[b, c] if by_row else payoff[c, a] - payoff[c, b]
+                if abs(d) > DUPLICATE_TOLERANCE:
+                    same = False
+                    break
+            if same:
+                duplicate = True
+                break
+        if not duplicate:
+            keep[kept] = a
+            kept += 1
+    return kept
+
+
+@jit
+def _deduplicated_game(payoff, m, n, x, y, tableau):
+    """_matrix_game's value when its simplex met rounding: the game with rows (columns)
+    equal within DUPLICATE_TOLERANCE kept once (each kept line stands for its copies,
+    which get probability 0), so the value moves by at most that tolerance."""
+    rows, columns = np.empty(m, np.int64), np.empty(n, np.int64)
+    m2 = _distinct_lines(payoff, m, n, True, rows)
+    n2 = _distinct_lines(payoff, n, m, False, columns)
+    reduced = np.zeros((max(m2, 1), max(n2, 1)))
+    for a in range(m2):
+        for b in range(n2):
+            reduced[a, b] = payoff[rows[a], columns[b]]
+    x2, y2 = np.zeros(m), np.zeros(n)
+    value, ok = _simplex(reduced, m2, n2, x2, y2, tableau)
+    if not ok:
+        raise ArithmeticError("nash: the simplex failed on a matrix game even with its "
+                              "equal rows and columns merged")
+    x[:m] = 0.0
+    y[:n] = 0.0
+    for a in range(m2):
+        x[rows[a]] = x2[a]
+    for b in range(n2):
+        y[columns[b]] = y2[b]
+    return value
 
 
 # ---------------------------------------------------------------- transitions
@@ -512,7 +579,10 @@ def _stored_answer(entries, values, key, width, low, high, compact, reach):
         s, found = probe_within(entries, key, width, reach if reach > 0 else entries.shape[0])
         if not found:
             return False, 0.0, 0.0, 0.0
-        return True, values[s, width], values[s, width], compact_cows(entries, s, width)
+        whole, value, cows = read_compact(entries, values, s, key, width)
+        if not whole:  # replaced since the probe: solved again
+            return False, 0.0, 0.0, 0.0
+        return True, value, value, cows
     s, found = probe(entries, key, width)
     if not found:
         return False, 0.0, 0.0, 0.0

@@ -196,6 +196,26 @@ def replaceable(entries, key, width, reach, priority, word, shift, mask):
 
 
 @jit_inline
+def read_compact(entries, values, s, key, width):
+    """(whole, value, cows) of compact slot s, which a probe found holding ``key``, read
+    once more as a whole: another thread may have replaced the entry since the probe
+    (a replacing table). The check word is read before and after the value; both reads
+    equal and its check matching ``key`` with that value and cows make them ``key``'s
+    (a writer clears the check word before it writes the value)."""
+    before = entries[s, width + 1]
+    value = values[s, width]
+    bits = entries[s, width]
+    after = entries[s, width + 1]
+    h = _MIX_SEED
+    for i in range(width):
+        h = _mix(h, key[i])
+    h = _mix(h, bits)
+    h = _mix(h, before & LOW32)
+    whole = before == after and (before >> 32) & LOW32 == ((h >> 32) & LOW32) | 1
+    return whole, value, (before & LOW32) / COWS_SCALE
+
+
+@jit_inline
 def store_compact(entries, values, s, key, width, value, cows):
     """Store ``key``, its exact ``value`` and player 1's ``cows`` (>= 0, rounded to
     1 / COWS_SCALE) in compact slot s, the check last."""

@@ -300,11 +300,11 @@ def test_nash_plan_fits_k8_in_4g():
 def test_nash_plan_still_refuses_what_cannot_fit(runner):
     # --method exact refuses; auto falls back to the random model (tests/test_budgets.py)
     line = assert_one_line_error(invoke(runner, "analyse", nimmt_deal("tactical", 2, 8, 4),
-                                        "--opponents", "nash", "--memory", "512M",
+                                        "--opponents", "nash", "--memory", "256M",
                                         "--method", "exact"))
     assert "--memory" in line and "largest k that fits is 7" in line
     with pytest.raises(MemoryExceeded):
-        nash.solve_nash(deal_position(Rules("tactical", 2), 8, seed=4), memory=512 * 2**20)
+        nash.solve_nash(deal_position(Rules("tactical", 2), 8, seed=4), memory=256 * 2**20)
 
 
 def test_nash_time_limit_counts_finished_cells():

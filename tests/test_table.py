@@ -78,7 +78,7 @@ def test_torn_entry_is_invisible_and_not_moved():
 
 def test_bad_shapes_refused():
     with pytest.raises(ValueError):
-        Table(12, 3)
+        Table(0, 3)  # any number of slots but none (tests/test_nash_replace.py: 1000)
     with pytest.raises(ValueError):
         Table(16, 3, 4)
     with pytest.raises(ValueError):
