@@ -286,6 +286,25 @@ def _distinct_lines(payoff, count, other, by_row, keep):
     return kept
 
 
+@jit_inline
+def _other_side_game(payoff, m, n, x, y, tableau):
+    """(value, ok) of the game payoff[:m, :n] (row player minimising) by the simplex on
+    the column player's side: the game -payoff transposed, whose minimiser is the column
+    player; its value negated, x and y swapped back (a second path when rounding stops
+    the first)."""
+    flipped = np.empty((max(n, 1), max(m, 1)))
+    for a in range(m):
+        for b in range(n):
+            flipped[b, a] = -payoff[a, b]
+    value, ok = _simplex(flipped, n, m, y, x, tableau)
+    return -value, ok
+
+
+@jit
+def _other_side(payoff, m, n, x, y, tableau):
+    return _other_side_game(payoff, m, n, x, y, tableau)
+
+
 @jit
 def _deduplicated_game(payoff, m, n, x, y, tableau):
     """_matrix_game's value when its simplex met rounding: the game with rows (columns)
@@ -300,9 +319,11 @@ def _deduplicated_game(payoff, m, n, x, y, tableau):
             reduced[a, b] = payoff[rows[a], columns[b]]
     x2, y2 = np.zeros(m), np.zeros(n)
     value, ok = _simplex(reduced, m2, n2, x2, y2, tableau)
+    if not ok:  # the other player's LP
+        value, ok = _other_side_game(reduced, m2, n2, x2, y2, tableau)
     if not ok:
         raise ArithmeticError("nash: the simplex failed on a matrix game even with its "
-                              "equal rows and columns merged")
+                              "equal rows and columns merged, from either side")
     x[:m] = 0.0
     y[:n] = 0.0
     for a in range(m2):

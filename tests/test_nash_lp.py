@@ -91,3 +91,21 @@ def test_games_with_near_equal_lines(seed):
             a, b = rng.integers(0, n, 2)
             p[:, a] = p[:, b] + rng.choice([0.0, 1e-13])
         check(p)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_other_sides_lp(seed):
+    """The fallback that solves the column player's LP (the game -payoff transposed)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        m, n = (int(v) for v in rng.integers(2, HAND_SIZE + 1, 2))
+        p = rng.integers(-6, 7, (m, n)) + rng.integers(0, 50, (m, n)) / 49.0
+        payoff = np.zeros((HAND_SIZE, HAND_SIZE))
+        payoff[:m, :n] = p
+        x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
+        value, ok = nash._other_side(payoff, m, n, x, y,
+                                     np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+        assert ok and value == pytest.approx(highs_value(p), abs=1e-8)
+        x, y = x[:m], y[:n]
+        assert x.sum() == pytest.approx(1, abs=1e-9) and y.sum() == pytest.approx(1, abs=1e-9)
+        assert (x @ p).max() <= value + 1e-8 and (p @ y).min() >= value - 1e-8
