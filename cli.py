@@ -17,7 +17,7 @@ from tabulate import tabulate
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
-from nimmt.solver.errors import NimmtError, SearchInterrupted, SearchStopped
+from nimmt.solver.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
 from nimmt.solver.names import Method, Model, Placement, Variant
 from nimmt.solver.position import Position, format_position, load_position
 from nimmt.solver.rules import DEFAULT_THRESHOLD, Rules, cut, plural
@@ -174,7 +174,8 @@ class OutputPath(click.ParamType):
         if value == "-":
             if self.refuse_stdout is None:
                 return value
-            raise NimmtError(f"--output - (standard output) is not supported here: "
+            name = param.opts[0] if param is not None and param.opts else "--output"
+            raise NimmtError(f"{name} - (standard output) is not supported here: "
                              f"{self.refuse_stdout}")
         check_output_path(value)  # NimmtError -> one line, exit 2
         return value
@@ -872,14 +873,18 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
                                                 "--solution"), default=None,
               help="Write the solution (value and both players' root strategies, JSON; "
                    "with --deals every deal's) to FILE, atomically.")
+@click.option("--checkpoint", type=OutputPath("a checkpoint is a file kept between runs"),
+              default=None,
+              help="Keep the root cells solved in FILE as they are solved; run again with "
+                   "the same FILE to go on after Ctrl-C or --time-limit (one deal).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @seed_option
 def solve_deal(position: Position | None, variant: str, placement: str, cards_left: int,
                deals: int | None, jobs: int, scheduler: str | None,
                dask_local: int | None, memory: int, spill: str | None, replace: bool,
-               workers: int | None, time_limit: float | None, output: str | None, fmt: str,
-               seed: int | None) -> None:
+               workers: int | None, time_limit: float | None, checkpoint: str | None,
+               output: str | None, fmt: str, seed: int | None) -> None:
     """Solve a 2-player deal's equilibrium from its first turn, or say how far it can go.
 
     Without POSITION, deals a 2-player position with 10 cards each (--cards-left). If
@@ -887,13 +892,17 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     prints the
     estimated size per cards left, lets random bots play until the largest solvable k,
     and solves from there. --output writes the solution for nimmt analyse --solution.
-    --deals N solves N dealt positions and reports the distribution of their values.
+    --checkpoint FILE keeps the root cells as they are solved: a run stopped by Ctrl-C or
+    --time-limit goes on from them when run again with the same FILE (and the same
+    position or --seed). --deals N solves N dealt positions and reports the distribution
+    of their values.
 
     \b
     Examples:
       nimmt solve-deal --seed 3 -k 7 --output deal3.json
       nimmt analyse "$(nimmt deal -n 2 -k 7 --seed 3)" --solution deal3.json
       nimmt solve-deal --deals 20 --seed 1 -k 7
+      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json
     """
     from nimmt.solver.game import deal_position, play_random_turns
     from nimmt.solver.nash import (
@@ -908,6 +917,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     if deals is not None:
         if position is not None:
             _usage("--deals deals its own positions; drop POSITION or --deals")
+        if checkpoint is not None:
+            _usage("--checkpoint keeps one deal's root cells; drop it or --deals")
         from nimmt.solver.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
@@ -939,12 +950,19 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     start = position
     position = play_random_turns(position, k - fit, used)  # the turns that do not fit
     from nimmt.solver.analysis import from_nash
-    from nimmt.solver.deals import solution_json, write_solution
+    from nimmt.solver.deals import Checkpoint, solution_json, write_solution
 
-    progress = LazyProgress(fit * fit, "root cells")
+    kept = Checkpoint(checkpoint, position) if checkpoint else None
+    progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells")
     try:
         solved = solve_nash(position, memory=memory, workers=workers, time_limit=time_limit,
-                            progress=progress, spill=spill, replace=replace)
+                            progress=progress, spill=spill, replace=replace,
+                            known=kept.cells if kept else None,
+                            on_cell=kept.record if kept else None)
+    except (KeyboardInterrupt, NashStopped) as stop:
+        if kept is None:
+            raise
+        _checkpoint_stop(stop, kept, fit * fit)
     finally:
         progress.close()
     result = from_nash(position, solved)
@@ -974,10 +992,23 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                + (f" replacing ({solved.replaced:,} stores over another state, "
                   f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
                   else "")
-               + f"; exploitability {solved.exploitability:.1e}")
+               + f"; exploitability {solved.exploitability:.1e}"
+               + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
+                  if solved.resumed else ""))
     if output:
         click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
                    f"{output} answers its first turn (POSITION: the position solved)")
+
+
+def _checkpoint_stop(stop: BaseException, kept: Any, total: int) -> NoReturn:
+    """A solve-deal with --checkpoint stopped: one line saying how many root cells the
+    checkpoint keeps and how to go on (Ctrl-C: status 130; the time limit: an error, 2)."""
+    where = (f"with {len(kept.cells)} of {total} root cells solved, kept in {kept.path}; "
+             "run the same command again to go on from them")
+    if not isinstance(stop, KeyboardInterrupt):
+        _fail(f"stopped at the time limit {where}")
+    click.echo(f"nimmt: interrupted {where}", err=True)
+    sys.exit(130)
 
 
 def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: str,

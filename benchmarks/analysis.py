@@ -32,6 +32,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 # the brute forces shared with the tests live in tests/naive.py
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
+from checkouts import checkout_env  # noqa: E402
+
 from nimmt.solver.exact import estimate_nodes, solve_exact  # noqa: E402
 from nimmt.solver.game import deal_position  # noqa: E402
 from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
@@ -87,7 +89,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 def run_side(root: str, jobs: list) -> list:
     done = subprocess.run([sys.executable, "-c", SIDE, root], input=json.dumps(jobs), cwd=root,
-                          check=True, capture_output=True, text=True)
+                          check=True, capture_output=True, text=True, env=checkout_env(root))
     return json.loads(done.stdout)
 
 
@@ -197,7 +199,7 @@ def child(root: str, players: int, k: int, seed: int, model: str) -> list[float]
     code = CHILD.format(root=os.path.abspath(root), players=players, k=k, seed=seed,
                         model=model)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout.split()
+                         text=True, env=checkout_env(root)).stdout.split()
     return [float(x) for x in out]
 
 

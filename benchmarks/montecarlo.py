@@ -34,6 +34,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from checkouts import checkout_env  # noqa: E402
+
 from nimmt.solver import exact, montecarlo  # noqa: E402
 from nimmt.solver.game import deal_position  # noqa: E402
 from nimmt.solver.position import format_position, load_position, parse_position  # noqa: E402
@@ -119,7 +121,8 @@ def compare_table(old: str, rounds: int = 3) -> list[list]:
     for _ in range(rounds):
         for side, root in (("old", old), ("new", ROOT)):
             done = subprocess.run([sys.executable, "-c", SIDE, root], input=json.dumps(jobs),
-                                  cwd=root, check=True, capture_output=True, text=True)
+                                  cwd=root, check=True, capture_output=True, text=True,
+                                  env=checkout_env(root))
             for i, got in enumerate(json.loads(done.stdout)):
                 if (side, i) not in best or got[0] < best[side, i][0]:
                     best[side, i] = got

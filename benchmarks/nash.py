@@ -9,7 +9,7 @@ memory; the growth per card and what a full 10-card solve would cost.
                               [--placements normal,professional]
     python benchmarks/nash.py --levels 6,7,8 [--deals 3]
     python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only] [--replace]
-                              [--time-limit SECONDS]
+                              [--time-limit SECONDS] [--checkpoint FILE]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 ``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
@@ -27,15 +27,14 @@ checkout's ``solver`` package, not the installed ``nimmt.solver``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
+from checkouts import checkout_env
 from tabulate import tabulate
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -53,6 +52,7 @@ placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
 memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
 replace = len(sys.argv) > 8 and sys.argv[8] == "1"
 limit = (float(sys.argv[9]) or None) if len(sys.argv) > 9 else None  # 0: none
+checkpoint = sys.argv[10] if len(sys.argv) > 10 else ""  # "": none
 p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
 solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -63,12 +63,20 @@ def progress(n):  # root cells solved, to stderr (a long --goal solve shows how 
     if replace:
         print(f"  {done[0]}/{k * k} root cells, {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)
+kept = {}
+if checkpoint:  # the root cells of earlier runs (solver.deals.Checkpoint)
+    from solver.deals import Checkpoint
+    book = Checkpoint(checkpoint, p)
+    kept = {"known": book.cells, "on_cell": book.record}
+    print(f"  {len(book.cells)}/{k * k} root cells from {checkpoint}", file=sys.stderr,
+          flush=True)
 try:
     r = solve_nash(p, memory=memory, workers=workers, window=window, progress=progress,
-                   time_limit=limit,
+                   time_limit=limit, **kept,
                    **({"replace": True} if replace else {}))  # (older checkouts have none)
 except Exception as stopped:  # the time limit (NashStopped) or a failure: how far it got
     print(json.dumps({"stopped": f"{type(stopped).__name__}: {stopped}", "cells": done[0],
+                      "resumed": len(kept["known"]) if kept else 0,
                       "seconds": time.perf_counter() - started, "load": load,
                       "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                       "load_after": os.getloadavg()[0]}))
@@ -84,33 +92,21 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "digest": hashlib.sha1(r.matrix.tobytes() + repr((r.value, r.p1_frequency,
                       r.p2_frequency, r.p1_ev, r.p2_ev)).encode()).hexdigest(),
                   "load_after": os.getloadavg()[0], "base_mb": base / 1024,
-                  "replaced": getattr(r, "replaced", 0), "dropped": getattr(r, "dropped", 0)}))
+                  "replaced": getattr(r, "replaced", 0), "dropped": getattr(r, "dropped", 0),
+                  "resumed": getattr(r, "resumed", 0)}))
 """
-
-
-def source_digest(root: str) -> str:
-    """A digest of the checkout's path and its solver sources: each version of the code
-    compiles into its own cache folder (numba checks only a kernel's own file, not the
-    files of the kernels it inlines, so a folder kept across edits could serve stale code)."""
-    digest = hashlib.sha1(root.encode())
-    folder = os.path.join(root, "solver")
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".py"):
-            with open(os.path.join(folder, name), "rb") as source:
-                digest.update(name.encode() + source.read())
-    return digest.hexdigest()[:12]
 
 
 def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
           placement: str = "normal", memory: int = 2**40, replace: bool = False,
-          time_limit: float = 0.0) -> dict:
+          time_limit: float = 0.0, checkpoint: str = "") -> dict:
     root = os.path.abspath(root)
-    cache = os.path.join(tempfile.gettempdir(), "nimmt-bench-numba", source_digest(root))
     out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
                                    str(workers), "1" if window else "0", root, placement,
-                                   str(memory), "1" if replace else "0", str(time_limit)],
+                                   str(memory), "1" if replace else "0", str(time_limit),
+                                   os.path.abspath(checkpoint) if checkpoint else ""],
                                   cwd=os.path.dirname(root),
-                                  env={**os.environ, "NUMBA_CACHE_DIR": cache})
+                                  env=checkout_env(root))
     return json.loads(out)
 
 
@@ -150,16 +146,15 @@ def compare(old_root: str, ks: list[int], deals: int, repeat: int,
 
 def plan(k: int, seed: int, memory: int, placement: str = "normal") -> dict:
     """The planner's figures for one dealt position (no solve): this checkout's code."""
-    sys.path.insert(0, ROOT)
-    from solver.game import deal_position
-    from solver.nash import (
+    from nimmt.solver.game import deal_position
+    from nimmt.solver.nash import (
         estimate_bytes,
         estimate_states,
         replacing_slots,
         slot_bytes,
         table_slots,
     )
-    from solver.rules import Rules
+    from nimmt.solver.rules import Rules
 
     position = deal_position(Rules("tactical", 2, placement), k, seed=seed)
     first, largest = table_slots(position, memory)
@@ -195,10 +190,11 @@ def levels(ks: list[int], deals: int) -> None:
 
 
 def goal(k: int, memory: int, seed: int, plan_only: bool = False,
-         replace: bool = False, time_limit: float = 0.0) -> None:
+         replace: bool = False, time_limit: float = 0.0, checkpoint: str = "") -> None:
     """One dealt position of k cards each within ``memory``: the plan, then (unless
     ``plan_only``) the goal's figures; ``replace``: a replacing table when the estimate
-    does not fit (solve_nash's replace)."""
+    does not fit (solve_nash's replace); ``checkpoint``: a file keeping the root cells
+    solved, so that a run stopped goes on from them (solver.deals.Checkpoint)."""
     p = plan(k, seed, memory)
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: plan {p['states']:,} "
           f"states, at least {p['bytes'] / 2**30:.2f} GiB: "
@@ -210,7 +206,8 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
     if plan_only:
         return
     try:
-        r = solve(k, seed, 2, memory=memory, replace=replace, time_limit=time_limit)
+        r = solve(k, seed, 2, memory=memory, replace=replace, time_limit=time_limit,
+                  checkpoint=checkpoint)
     except subprocess.CalledProcessError:  # the child printed why (e.g. the memory estimate)
         print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: not solved (the "
               f"solver refused or failed; its message is above)")
@@ -218,7 +215,9 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
     if "stopped" in r:
         print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: NOT "
               f"SOLVED: stopped ({r['stopped']}) after {r['seconds']:.0f} s with "
-              f"{r['cells']} of {k * k} root cells solved, peak {r['peak_mb'] / 1024:.2f} GiB, "
+              f"{r['cells']} of {k * k} root cells solved"
+              + (f" (and {r['resumed']} from the checkpoint)" if r.get("resumed") else "")
+              + f", peak {r['peak_mb'] / 1024:.2f} GiB, "
               f"load {r['load']:.1f} before / {r['load_after']:.1f} after")
         return
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB, two workers: "
@@ -227,7 +226,9 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
           f"exploitability {r['exploitability']:.0e}, value {r['value']:.6f}, "
           f"load {r['load']:.1f} before / {r['load_after']:.1f} after"
           + (f"; {r['replaced']:,} stores replaced an entry, {r['dropped']:,} states "
-             "not stored" if r["replaced"] or r["dropped"] else ""))
+             "not stored" if r["replaced"] or r["dropped"] else "")
+          + (f"; {r['resumed']} of {k * k} root cells from the checkpoint (the seconds are "
+             "this run's)" if r.get("resumed") else ""))
     print("levels (cards left: states):",
           ", ".join(f"{j}: {n:,}" for j, n in enumerate(r["levels"]) if n))
 
@@ -258,13 +259,15 @@ def main() -> None:
                         help="--goal: a replacing table when the estimate does not fit")
     parser.add_argument("--plan-only", action="store_true",
                         help="--goal: print the plan without solving")
+    parser.add_argument("--checkpoint", default="", metavar="FILE",
+                        help="--goal: keep the root cells solved in FILE; run again to go on")
     args = parser.parse_args()
     if args.levels:
         levels([int(k) for k in args.levels.split(",")], args.deals)
         return
     if args.goal:
         goal(args.goal, int(float(args.memory) * 2**30), args.seed, args.plan_only,
-             args.replace, args.time_limit)
+             args.replace, args.time_limit, args.checkpoint)
         return
     if args.compare:
         compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat,

@@ -8,6 +8,10 @@ answers that position's first-turn questions without solving again. ``load_solut
 refuses a file made for another position, and one whose strategies do not give back
 its value (best responses against both, from its own cells).
 
+A *checkpoint* (``Checkpoint``) keeps the root cells of one position's solve as they
+are solved, so that a solve stopped by Ctrl-C or a time limit goes on where it stopped
+when run again with the same file (docs/DESIGN.md, "Deal checkpoints").
+
 ``solve_deal_unit(seed, i, ...)`` is one deal of a batch: deal i is dealt from
 ``deal_seed(seed, i)`` alone, so a batch's deals do not depend on how (or on how many
 processes) they are run; ``solve_deals`` runs units in-process or in local processes.
@@ -15,6 +19,7 @@ processes) they are run; ``solve_deals`` runs units in-process or in local proce
 from __future__ import annotations
 
 import math
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -30,11 +35,12 @@ from .nash import DEFAULT_MEMORY, NashResult, largest_fitting_k, solve_nash
 from .position import Position, format_position, parse_position
 from .rules import HAND_SIZE, Rules
 
-__all__ = ["SOLUTION_FORMAT", "deal_seed", "load_solution", "solution_json", "solve_deal_unit",
-           "solve_deals", "value_summary", "write_solution"]
+__all__ = ["CHECKPOINT_FORMAT", "SOLUTION_FORMAT", "Checkpoint", "deal_seed", "load_solution",
+           "solution_json", "solve_deal_unit", "solve_deals", "value_summary", "write_solution"]
 
 SOLUTION_FORMAT = "nimmt-deal-solution/1"
 SOLUTION_LIMIT = 16 * 2**20   # bytes: a solution is a few kilobytes
+CHECKPOINT_FORMAT = "nimmt-deal-checkpoint/1"
 CONSISTENT = 1e-9             # a file's strategies must give back its value this closely
 
 
@@ -56,7 +62,7 @@ def solution_json(position: Position, r: NashResult, **about: Any) -> dict:
                       "bound_cutoffs": r.bound_cutoffs, "cells": r.nodes,
                       "seconds": r.seconds, "table_bytes": r.table_bytes,
                       "workers": r.workers, "on_disk": r.on_disk, "replaced": r.replaced,
-                      "dropped": r.dropped},
+                      "dropped": r.dropped, "resumed_cells": r.resumed},
             **about}
 
 
@@ -114,6 +120,54 @@ def load_solution(path: str, position: Position) -> NashResult:
         raise _fail(path, f"its strategies do not give back its value (exploitability "
                           f"{r.exploitability:.1e})")
     return r
+
+
+class Checkpoint:
+    """The root cells solved so far of one position's equilibrium, kept in the JSON
+    file ``path``: ``cells`` maps (i, j) (player 1's i-th card, player 2's j-th) to
+    (value, player 1's cows), as solve_nash's ``known``; ``record`` (solve_nash's
+    ``on_cell``) adds a cell and rewrites the file atomically. A missing file is an
+    empty checkpoint; a file for another position, or not a checkpoint, is refused
+    (NimmtError, one line). Floats go through JSON exactly, so a resumed solve gives the
+    same value and strategies to the bit."""
+
+    def __init__(self, path: str, position: Position) -> None:
+        self.path = path
+        self.position = format_position(position)
+        self.p1 = list(position.hand)
+        self.p2 = list(position.hands[1] or ())
+        self.cells: dict[tuple[int, int], tuple[float, float]] = {}
+        if os.path.exists(path):
+            self._load()
+
+    def _refuse(self, why: str) -> NimmtError:
+        return NimmtError(f"checkpoint {self.path}: {why}; give the checkpoint of this "
+                          "position, or a new file name to start one")
+
+    def _load(self) -> None:
+        data = read_json(self.path, "checkpoint", SOLUTION_LIMIT)
+        if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+            raise self._refuse(f"not a deal checkpoint (format {CHECKPOINT_FORMAT} expected)")
+        if data.get("position") != self.position:
+            raise self._refuse(f"it belongs to another position ({data.get('position')})")
+        try:
+            for cell in data["cells"]:
+                i, j = self.p1.index(int(cell["p1_card"])), self.p2.index(int(cell["p2_card"]))
+                value, cows = float(cell["value"]), float(cell["p1_cows"])
+                if not (math.isfinite(value) and math.isfinite(cows)):
+                    raise ValueError("a value is not finite")
+                self.cells[i, j] = (value, cows)
+        except (KeyError, TypeError, ValueError) as e:
+            raise self._refuse(f"a cell is missing or malformed ({type(e).__name__}: "
+                               f"{e})") from None
+
+    def record(self, i: int, j: int, value: float, cows: float) -> None:
+        """Add root cell (i, j) and rewrite the file (atomically)."""
+        self.cells[i, j] = (value, cows)
+        cells = [{"p1_card": self.p1[a], "p2_card": self.p2[b], "value": v, "p1_cows": c}
+                 for (a, b), (v, c) in sorted(self.cells.items())]
+        write_solution(self.path, {"format": CHECKPOINT_FORMAT, "position": self.position,
+                                   "cells": cells})
 
 
 def deal_seed(seed: int, i: int) -> int:

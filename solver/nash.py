@@ -15,7 +15,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -917,6 +917,7 @@ class NashResult:
     on_disk: bool = False        # the table ended in a file (solve_nash's spill)
     replaced: int = 0            # stores over another entry (a replacing table)
     dropped: int = 0             # states not stored: their slots held costlier states
+    resumed: int = 0             # root cells taken as given (solve_nash's ``known``)
 
     @property
     def exploitability(self) -> float:
@@ -1044,7 +1045,9 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                time_limit: float | None = None,
                progress: Callable[[int], None] | None = None,
                memo_from: int = MEMO_FROM, spill: str | None = None,
-               compact: bool | None = None, replace: bool = False) -> NashResult:
+               compact: bool | None = None, replace: bool = False,
+               known: Mapping[tuple[int, int], tuple[float, float]] | None = None,
+               on_cell: Callable[[int, int, float, float], None] | None = None) -> NashResult:
     """Solve the equilibrium of the rest of the round.
 
     The root's cells (player 1's card, player 2's card) are handed out one at a time
@@ -1064,6 +1067,10 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     are all taken, it goes over the entry of fewest cards, solved again when needed),
     and a table that fills without room to double goes on replacing. ``compact=False``
     keeps exact values in full slots too (the table before compact slots: tests).
+    ``known`` maps root cells (i, j) (player 1's i-th card, player 2's j-th) already
+    solved to their (value, player 1's cows): they are not solved again (a checkpoint,
+    solver.deals); ``on_cell(i, j, value, cows)`` is called after each cell solved here
+    (from a worker thread, one call at a time).
 
     >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -1106,15 +1113,20 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
                np.zeros((k, k)),
                np.zeros((k, k)))
+    values, aux = np.zeros((k, k)), np.zeros((k, k))
+    given = dict(known or {})
+    for (i, j), (value, cows) in given.items():
+        values[i, j], aux[i, j] = value, cows
+    todo = [(i, j) for j in range(k) for i in range(k) if (i, j) not in given][::-1]
     control = np.zeros(CONTROL_SLOTS, np.int64)
-    if replacing:
+    if not todo:  # every cell given: nothing to search
+        table = Table(16, width, VALUE_WORDS, compact)
+    elif replacing:
         table = Table(replacing_slots(position, memory), width, VALUE_WORDS, compact)
         control[C_REACH] = REACH
     else:
         table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
     stats = np.zeros(STATS_STRIDE, np.int64)
-    values, aux = np.zeros((k, k)), np.zeros((k, k))
-    todo = [(i, j) for j in range(k) for i in range(k)][::-1]  # popped from the end
     lock = threading.Lock()
     workers = max(1, min(workers or os.cpu_count() or 1, (k * k + 1) // 2))
 
@@ -1149,6 +1161,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                     return
                 values[i, j], aux[i, j] = cell_values[i, j], cell_aux[i, j]
                 solved[0] += 1
+                if on_cell:  # under the lock: one call at a time
+                    on_cell(i, j, float(values[i, j]), float(aux[i, j]))
             if progress:
                 progress(1)
 
@@ -1193,8 +1207,9 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                 control[C_STOP] = 0
             elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
                 raise NashStopped(
-                    f"nash stopped at the time limit ({time_limit:g} s) with {solved[0]} of "
-                    f"{k * k} root cells solved; an equilibrium needs them all: allow more time "
+                    f"nash stopped at the time limit ({time_limit:g} s) with "
+                    f"{solved[0] + len(given)} of {k * k} root cells solved; an equilibrium "
+                    "needs them all: allow more time "
                     f"({param('time_limit', beside=True)}) or analyse a later position",
                     "time limit",
                     cards_total=k * k, nodes=int(stats[N_CELLS]),
@@ -1217,4 +1232,4 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                       int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
                       values, int(control[C_USED]), table_bytes, workers,
                       tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), on_disk,
-                      int(stats[N_REPLACED]), int(stats[N_DROPPED]))
+                      int(stats[N_REPLACED]), int(stats[N_DROPPED]), len(given))

@@ -1,0 +1,149 @@
+"""Deal checkpoints (issue 17): the root cells of a two-player equilibrium kept in a file as
+they are solved, so that a solve stopped by Ctrl-C or a time limit goes on from them.
+
+A resumed solve must give the same value, strategies and root cells, to the bit, as a solve
+that was never stopped; a checkpoint of another position, or not a checkpoint, is refused
+with one line."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from nimmt.solver.deals import CHECKPOINT_FORMAT, Checkpoint
+from nimmt.solver.game import deal_position
+from nimmt.solver.nash import solve_nash
+from nimmt.solver.position import format_position
+from nimmt.solver.rules import NimmtError, Rules
+
+from cli_checks import assert_ok, assert_one_line_error, invoke
+
+
+def dealt(k: int, seed: int, placement: str = "normal"):
+    return deal_position(Rules("tactical", 2, placement), k, seed=seed)
+
+
+def assert_identical(new, old) -> None:
+    """The same equilibrium to the bit (the cows: as stored, within the table's rounding)."""
+    assert new.value == old.value
+    assert new.p1_frequency == old.p1_frequency and new.p2_frequency == old.p2_frequency
+    assert new.p1_ev == old.p1_ev and new.p2_ev == old.p2_ev
+    np.testing.assert_array_equal(new.matrix, old.matrix)
+    assert new.p1_cows == old.p1_cows
+
+
+class Interrupt(Exception):
+    """Stands for Ctrl-C inside a worker: solve_nash stops and re-raises it."""
+
+
+def interrupted_after(book: Checkpoint, cells: int):
+    """An on_cell that records, then stops the solve once ``cells`` are kept."""
+    def on_cell(i: int, j: int, value: float, cows: float) -> None:
+        book.record(i, j, value, cows)
+        if len(book.cells) >= cells:
+            raise Interrupt
+    return on_cell
+
+
+@pytest.mark.parametrize("placement,k,seed,workers",
+                         [("normal", 5, 7, 1), ("professional", 5, 3, 2), ("normal", 6, 2, 2)])
+def test_a_stopped_solve_resumed_gives_the_same_equilibrium(tmp_path, placement, k, seed,
+                                                            workers):
+    position = dealt(k, seed, placement)
+    whole = solve_nash(position, workers=workers)
+    path = str(tmp_path / "deal.ckpt.json")
+    book = Checkpoint(path, position)
+    assert book.cells == {}
+    with pytest.raises(Interrupt):
+        solve_nash(position, workers=workers, known=book.cells,
+                   on_cell=interrupted_after(book, 3))
+    kept = Checkpoint(path, position)  # what the file holds, read back
+    assert len(kept.cells) >= 3 and kept.cells == book.cells
+    for (i, j), (value, _) in kept.cells.items():
+        assert value == whole.matrix[i, j]  # each kept cell is the cell, to the bit
+    resumed = solve_nash(position, workers=workers, known=kept.cells, on_cell=kept.record)
+    assert_identical(resumed, whole)
+    assert resumed.resumed == len(book.cells) and whole.resumed == 0
+    assert resumed.exploitability < 1e-12
+    assert len(Checkpoint(path, position).cells) == k * k
+    again = solve_nash(position, workers=workers, known=Checkpoint(path, position).cells)
+    assert_identical(again, whole)  # every cell given: nothing searched
+    assert again.resumed == k * k and again.states == 0 and again.table_bytes < 2**12
+
+
+def test_checkpoint_file_is_exact_json_with_cards_named(tmp_path):
+    position = dealt(4, 5)
+    path = tmp_path / "c.json"
+    book = Checkpoint(str(path), position)
+    solve_nash(position, workers=1, on_cell=book.record)
+    data = json.loads(path.read_text())
+    assert data["format"] == CHECKPOINT_FORMAT and data["position"] == format_position(position)
+    assert len(data["cells"]) == 16
+    hands = set(position.hand), set(position.hands[1] or ())
+    assert {c["p1_card"] for c in data["cells"]} == hands[0]
+    assert {c["p2_card"] for c in data["cells"]} == hands[1]
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary left behind
+
+
+def test_checkpoint_refuses_other_positions_and_bad_files(tmp_path):
+    position = dealt(4, 5)
+    path = tmp_path / "c.json"
+    book = Checkpoint(str(path), position)
+    solve_nash(position, workers=1, on_cell=book.record)
+    with pytest.raises(NimmtError, match="another position"):
+        Checkpoint(str(path), dealt(4, 6))
+    data = json.loads(path.read_text())
+    for broken, why in [({"format": "nimmt-deal-solution/1"}, "not a deal checkpoint"),
+                        ([1, 2], "not a deal checkpoint"),
+                        ({**data, "cells": [{"p1_card": 200, "p2_card": 1, "value": 0,
+                                              "p1_cows": 0}]}, "missing or malformed"),
+                        ({**data, "cells": [{**data["cells"][0], "value": "NaN"}]},
+                         "missing or malformed"),
+                        ({**data, "cells": [{"value": 1.0}]}, "missing or malformed")]:
+        path.write_text(json.dumps(broken))
+        with pytest.raises(NimmtError, match=why) as error:
+            Checkpoint(str(path), position)
+        assert "\n" not in str(error.value) and "c.json" in str(error.value)
+    path.write_text("{ not json")
+    with pytest.raises(NimmtError):
+        Checkpoint(str(path), position)
+
+
+def test_cli_time_limit_then_resume_gives_the_whole_solve(runner, tmp_path):
+    path = str(tmp_path / "deal.ckpt.json")
+    fresh = invoke(runner, "solve-deal", "--seed", 4, "-k", 6, "--format", "json")
+    assert_ok(fresh)
+    stopped = invoke(runner, "solve-deal", "--seed", 4, "-k", 6, "--checkpoint", path,
+                     "--time-limit", "0.001")
+    if stopped.exit_code:  # the limit came first (a fast machine may finish before it)
+        line = assert_one_line_error(stopped)
+        assert "stopped at the time limit" in line and path in line
+        assert "run the same command again" in line
+    resumed = invoke(runner, "solve-deal", "--seed", 4, "-k", 6, "--checkpoint", path,
+                     "--format", "json")
+    assert_ok(resumed)
+    a, b = json.loads(fresh.output)["solution"], json.loads(resumed.output)["solution"]
+    assert a["value"] == b["value"] and a["matrix"] == b["matrix"]
+    assert a["p1_strategy"] == b["p1_strategy"] and a["p2_strategy"] == b["p2_strategy"]
+    assert len(json.loads(open(path).read())["cells"]) == 36
+    table = invoke(runner, "solve-deal", "--seed", 4, "-k", 6, "--checkpoint", path)
+    assert_ok(table)
+    assert f"36 of 36 root cells were in {path}" in table.output
+
+
+def test_cli_checkpoint_refusals_are_one_line(runner, tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"format": CHECKPOINT_FORMAT, "position": "other",
+                                "cells": []}))
+    line = assert_one_line_error(invoke(runner, "solve-deal", "--seed", 4, "-k", 4,
+                                        "--checkpoint", str(path)))
+    assert "another position" in line and "c.json" in line
+    line = assert_one_line_error(invoke(runner, "solve-deal", "--deals", 2, "-k", 4,
+                                        "--checkpoint", str(tmp_path / "d.json")))
+    assert "--checkpoint" in line and "--deals" in line
+    line = assert_one_line_error(invoke(runner, "solve-deal", "-k", 4, "--checkpoint", "-"))
+    assert "--checkpoint -" in line
+    line = assert_one_line_error(invoke(runner, "solve-deal", "-k", 4, "--checkpoint",
+                                        str(tmp_path / "no" / "such" / "c.json")))
+    assert "c.json" in line or "no" in line
