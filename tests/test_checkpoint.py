@@ -7,6 +7,11 @@ with one line."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -147,3 +152,25 @@ def test_cli_checkpoint_refusals_are_one_line(runner, tmp_path):
     line = assert_one_line_error(invoke(runner, "solve-deal", "-k", 4, "--checkpoint",
                                         str(tmp_path / "no" / "such" / "c.json")))
     assert "c.json" in line or "no" in line
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="posix signals")
+def test_ctrl_c_keeps_the_cells_solved_and_says_so(tmp_path):
+    path = tmp_path / "deal.ckpt.json"
+    proc = subprocess.Popen([sys.executable, "-m", "nimmt.cli", "solve-deal", "--seed", "4",
+                             "-k", "7", "--workers", "1", "--checkpoint", str(path)],
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300  # a cold numba cache compiles first
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    last = err.strip().splitlines()[-1]
+    assert "Traceback" not in err and last.startswith("nimmt: interrupted with ")
+    kept = Checkpoint(str(path), dealt(7, 4))
+    assert f"{len(kept.cells)} of 49 root cells solved, kept in {path}" in last
+    assert 1 <= len(kept.cells) < 49
+    assert [p.name for p in tmp_path.iterdir()] == ["deal.ckpt.json"]
