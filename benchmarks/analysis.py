@@ -32,14 +32,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 # the brute forces shared with the tests live in tests/naive.py
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
-from checkouts import checkout_env  # noqa: E402
-
 from nimmt.solver.exact import estimate_nodes, solve_exact  # noqa: E402
 from nimmt.solver.game import deal_position  # noqa: E402
 from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
 from nimmt.solver.position import format_position, load_position  # noqa: E402
 from nimmt.solver.rules import Rules  # noqa: E402
 
+from checkouts import checkout_env  # noqa: E402
 from naive import card_values_plain as brute_force  # noqa: E402
 
 

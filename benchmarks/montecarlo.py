@@ -34,12 +34,12 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from checkouts import checkout_env  # noqa: E402
-
 from nimmt.solver import exact, montecarlo  # noqa: E402
 from nimmt.solver.game import deal_position  # noqa: E402
 from nimmt.solver.position import format_position, load_position, parse_position  # noqa: E402
 from nimmt.solver.rules import Rules  # noqa: E402
+
+from checkouts import checkout_env  # noqa: E402
 
 TESTER = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
           "gone=4,7,15,20,27,29,31,33")

@@ -34,8 +34,9 @@ import statistics
 import subprocess
 import sys
 
-from checkouts import checkout_env
 from tabulate import tabulate
+
+from checkouts import checkout_env
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
