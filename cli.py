@@ -845,8 +845,12 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
 @click.option("--deals", type=click.IntRange(1, 10**6), default=None,
               help="Solve this many dealt positions (deal i from --seed and i alone) and "
                    "report the distribution of their values.")
+@click.option("--by-cell", is_flag=True,
+              help="Solve each root cell (one first card each) as a unit of its own, in its own "
+                   "table: on --jobs local processes or a Dask cluster; no table is shared "
+                   "between cells (more work in all), and --memory is each cell's.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="--deals: local processes solving deals side by side.")
+              help="--deals or --by-cell: local processes solving deals (cells) side by side.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="--deals on a Dask cluster: its scheduler, e.g. tcp://HOST:8786 (needs "
                    "nimmt[dask] and the same nimmt on every worker).")
@@ -881,7 +885,7 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               show_default=True)
 @seed_option
 def solve_deal(position: Position | None, variant: str, placement: str, cards_left: int,
-               deals: int | None, jobs: int, scheduler: str | None,
+               deals: int | None, by_cell: bool, jobs: int, scheduler: str | None,
                dask_local: int | None, memory: int, spill: str | None, replace: bool,
                workers: int | None, time_limit: float | None, checkpoint: str | None,
                output: str | None, fmt: str, seed: int | None) -> None:
@@ -917,16 +921,20 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     if deals is not None:
         if position is not None:
             _usage("--deals deals its own positions; drop POSITION or --deals")
-        if checkpoint is not None:
-            _usage("--checkpoint keeps one deal's root cells; drop it or --deals")
+        if checkpoint is not None or by_cell:
+            _usage("--checkpoint and --by-cell are for one deal's root cells; drop them or "
+                   "--deals")
         from nimmt.solver.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
                      cards_left, memory, spill, workers, output, fmt, replace)
         return
-    if jobs != 1 or scheduler is not None or dask_local is not None:
-        _usage("--jobs, --scheduler and --dask-local apply to --deals (one solve uses "
-               "--workers threads)")
+    if (jobs != 1 or scheduler is not None or dask_local is not None) and not by_cell:
+        _usage("--jobs, --scheduler and --dask-local apply to --deals and --by-cell (one "
+               "solve uses --workers threads)")
+    if by_cell and spill is not None:
+        _usage("--by-cell solves each cell in a table of its own in memory; drop --spill "
+               "(--replace keeps a cell within --memory)")
     dealt = position is None
     if position is None:
         position = deal_position(Rules(variant, 2, placement), cards_left, used)
@@ -940,7 +948,12 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
             + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
     k = position.cards_left
-    fit = k if spill is not None or replace else largest_fitting_k(position, memory)
+    if spill is not None or replace:
+        fit = k
+    elif by_cell:  # each cell: a solve of a card fewer each
+        fit = min(k, largest_fitting_k(position, memory) + 1)
+    else:
+        fit = largest_fitting_k(position, memory)
     plan = [{"cards_left": j, "states": estimate_states(position, j),
              "bytes": estimate_bytes(position, j),
              "fits": estimate_bytes(position, j) <= memory}
@@ -950,19 +963,35 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     start = position
     position = play_random_turns(position, k - fit, used)  # the turns that do not fit
     from nimmt.solver.analysis import from_nash
-    from nimmt.solver.deals import Checkpoint, solution_json, write_solution
+    from nimmt.solver.deals import (
+        CellsStopped,
+        Checkpoint,
+        solution_json,
+        solve_by_cells,
+        write_solution,
+    )
 
     kept = Checkpoint(checkpoint, position) if checkpoint else None
     progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells")
     try:
-        solved = solve_nash(position, memory=memory, workers=workers, time_limit=time_limit,
-                            progress=progress, spill=spill, replace=replace,
-                            known=kept.cells if kept else None,
-                            on_cell=kept.record if kept else None)
-    except (KeyboardInterrupt, NashStopped) as stop:
-        if kept is None:
-            raise
-        _checkpoint_stop(stop, kept, fit * fit)
+        if by_cell:
+            from nimmt.solver.batch import Backend
+
+            solved = solve_by_cells(position, Backend(jobs, scheduler, dask_local), kept,
+                                    memory, 1, replace, time_limit, progress)
+        else:
+            solved = solve_nash(position, memory=memory, workers=workers,
+                                time_limit=time_limit, progress=progress, spill=spill,
+                                replace=replace, known=kept.cells if kept else None,
+                                on_cell=kept.record if kept else None)
+    except (KeyboardInterrupt, NashStopped, CellsStopped) as stop:
+        interrupted = (isinstance(stop, KeyboardInterrupt)
+                       or isinstance(stop, CellsStopped) and stop.reason == "interrupted")
+        if kept is not None:
+            _checkpoint_stop(interrupted, kept, fit * fit)
+        if isinstance(stop, CellsStopped) and interrupted:
+            raise KeyboardInterrupt from None
+        raise
     finally:
         progress.close()
     result = from_nash(position, solved)
@@ -986,26 +1015,34 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                    f"{plural(fit, 'card')} left:")
     click.echo("")
     click.echo(render_analysis(result, "simple", show_p2=True))
-    click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
-               f"table {solved.table_bytes / 2**30:.2f} GiB"
-               + (" (on disk)" if solved.on_disk else "")
-               + (f" replacing ({solved.replaced:,} stores over another state, "
-                  f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
-                  else "")
-               + f"; exploitability {solved.exploitability:.1e}"
-               + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
-                  if solved.resumed else ""))
+    if by_cell:
+        click.echo(f"\nsolved cell by cell: {fit * fit - solved.resumed} root cells as units "
+                   f"({Backend(jobs, scheduler, dask_local).describe()}), each in a table of "
+                   f"its own, in {solved.seconds:.1f} s; exploitability "
+                   f"{solved.exploitability:.1e}"
+                   + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
+                      if solved.resumed else ""))
+    else:
+        click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
+                   f"table {solved.table_bytes / 2**30:.2f} GiB"
+                   + (" (on disk)" if solved.on_disk else "")
+                   + (f" replacing ({solved.replaced:,} stores over another state, "
+                      f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
+                      else "")
+                   + f"; exploitability {solved.exploitability:.1e}"
+                   + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
+                      if solved.resumed else ""))
     if output:
         click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
                    f"{output} answers its first turn (POSITION: the position solved)")
 
 
-def _checkpoint_stop(stop: BaseException, kept: Any, total: int) -> NoReturn:
+def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
     """A solve-deal with --checkpoint stopped: one line saying how many root cells the
     checkpoint keeps and how to go on (Ctrl-C: status 130; the time limit: an error, 2)."""
     where = (f"with {len(kept.cells)} of {total} root cells solved, kept in {kept.path}; "
              "run the same command again to go on from them")
-    if not isinstance(stop, KeyboardInterrupt):
+    if not interrupted:
         _fail(f"stopped at the time limit {where}")
     click.echo(f"nimmt: interrupted {where}", err=True)
     sys.exit(130)

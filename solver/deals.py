@@ -12,6 +12,11 @@ A *checkpoint* (``Checkpoint``) keeps the root cells of one position's solve as 
 are solved, so that a solve stopped by Ctrl-C or a time limit goes on where it stopped
 when run again with the same file (docs/DESIGN.md, "Deal checkpoints").
 
+A whole deal's root cells are independent: ``solve_by_cells`` hands each to the batch
+layer as one unit (``solve_cell_unit``: one cell solved in a table of its own, in another
+process or on a Dask worker), keeps them in a checkpoint as they arrive, and solves the
+root's game from them.
+
 ``solve_deal_unit(seed, i, ...)`` is one deal of a batch: deal i is dealt from
 ``deal_seed(seed, i)`` alone, so a batch's deals do not depend on how (or on how many
 processes) they are run; ``solve_deals`` runs units in-process or in local processes.
@@ -31,12 +36,20 @@ from .batch import Backend, run_units
 from .errors import NimmtError
 from .fileio import atomic_write_text, read_json
 from .game import deal_position, play_random_turns
-from .nash import DEFAULT_MEMORY, NashResult, largest_fitting_k, solve_nash
+from .nash import (
+    DEFAULT_MEMORY,
+    NashResult,
+    largest_fitting_k,
+    nash_from_cells,
+    solve_nash,
+    solve_root_cells,
+)
 from .position import Position, format_position, parse_position
 from .rules import HAND_SIZE, Rules
 
-__all__ = ["CHECKPOINT_FORMAT", "SOLUTION_FORMAT", "Checkpoint", "deal_seed", "load_solution",
-           "solution_json", "solve_deal_unit", "solve_deals", "value_summary", "write_solution"]
+__all__ = ["CHECKPOINT_FORMAT", "SOLUTION_FORMAT", "CellsStopped", "Checkpoint", "deal_seed",
+           "load_solution", "solution_json", "solve_by_cells", "solve_cell_unit",
+           "solve_deal_unit", "solve_deals", "value_summary", "write_solution"]
 
 SOLUTION_FORMAT = "nimmt-deal-solution/1"
 SOLUTION_LIMIT = 16 * 2**20   # bytes: a solution is a few kilobytes
@@ -168,6 +181,65 @@ class Checkpoint:
                  for (a, b), (v, c) in sorted(self.cells.items())]
         write_solution(self.path, {"format": CHECKPOINT_FORMAT, "position": self.position,
                                    "cells": cells})
+
+
+def solve_cell_unit(position_text: str, cell: tuple[int, int], memory: int = DEFAULT_MEMORY,
+                    workers: int | None = None, replace: bool = False) -> tuple[float, float]:
+    """One root cell of the position written ``position_text`` (a unit of the batch layer:
+    picklable arguments, any process or Dask worker): (value, player 1's cows), as
+    solve_root_cells gives them."""
+    position = parse_position(position_text)
+    return solve_root_cells(position, [cell], memory=memory, workers=workers,
+                            replace=replace)[cell]
+
+
+class CellsStopped(NimmtError):
+    """solve_by_cells stopped (Ctrl-C or the time limit) before every root cell was
+    solved; ``reason`` 'interrupted' or 'time limit', ``solved`` the cells finished."""
+
+    def __init__(self, message: str, reason: str, solved: int, total: int) -> None:
+        super().__init__(message)
+        self.reason, self.solved, self.total = reason, solved, total
+
+
+def solve_by_cells(position: Position, backend: Backend | None = None,
+                   checkpoint: Checkpoint | None = None, memory: int = DEFAULT_MEMORY,
+                   workers: int | None = None, replace: bool = False,
+                   time_limit: float | None = None,
+                   progress: Callable[[int], None] | None = None) -> NashResult:
+    """The equilibrium of ``position`` with each root cell one unit of the batch layer
+    (``backend``: local processes or a Dask cluster; default in process), each solved in a
+    table of its own of ``memory`` with ``workers`` threads. The cells of ``checkpoint``
+    are not solved again, and each cell solved is recorded there as it arrives. Every
+    cell's value is solve_nash's to the bit (its cows within the table's rounding), so the
+    equilibrium is too. Raises CellsStopped when Ctrl-C or ``time_limit`` stops it first."""
+    k = position.cards_left
+    cells: dict[tuple[int, int], tuple[float, float]] = dict(checkpoint.cells if checkpoint
+                                                             else {})
+    todo = [(i, j) for j in range(k) for i in range(k) if (i, j) not in cells]
+    text = format_position(position)
+
+    def arrived(index: int, result: tuple[float, float]) -> None:
+        i, j = todo[index]
+        cells[i, j] = result
+        if checkpoint is not None:
+            checkpoint.record(i, j, *result)
+        if progress:
+            progress(1)
+
+    batch = run_units(partial(_cell_of, text, memory, workers, replace), todo,
+                      backend or Backend(), on_result=arrived, time_limit=time_limit)
+    if len(cells) < k * k:
+        reason = batch.stopped or "stopped"
+        raise CellsStopped(f"nash by cells {reason} with {len(cells)} of {k * k} root cells "
+                           "solved; an equilibrium needs them all", reason, len(cells), k * k)
+    return nash_from_cells(position, cells, batch.seconds, resumed=k * k - len(todo))
+
+
+def _cell_of(text: str, memory: int, workers: int | None, replace: bool,
+             cell: tuple[int, int]) -> tuple[float, float]:
+    """solve_cell_unit with the cell last (the batch layer's task takes the unit alone)."""
+    return solve_cell_unit(text, cell, memory, workers, replace)
 
 
 def deal_seed(seed: int, i: int) -> int:

@@ -15,7 +15,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -991,17 +991,20 @@ def largest_fitting_k(position: Position, memory: int) -> int:
     return best
 
 
-def table_slots(position: Position, memory: int, compact: bool = True) -> tuple[int, int]:
+def table_slots(position: Position, memory: int, compact: bool = True,
+                states: int | None = None) -> tuple[int, int]:
     """(first, largest) table sizes in slots, powers of two. The first is sized once from
     the state estimate (estimate_bytes' table: the estimate fills it to FULL_LOAD at
     most; a typical deal, to half), or is the largest that fits ``memory`` alone. A
     table past MAX_LOAD doubles while the doubled one fits: up to ``largest``, the most
     that fits ``memory`` while it doubles (the old and the new table side by side);
-    past that it fills to FULL_LOAD (fill_limit)."""
+    past that it fills to FULL_LOAD (fill_limit). ``states``: the estimate to size for
+    (default: the whole solve's, estimate_states)."""
     slot = slot_bytes(position, compact)
     largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
     alone = 1 << max(4, int(math.log2(max(16, memory / slot))))
-    first = min(_slots_for(estimate_states(position), FULL_LOAD), alone)
+    first = min(_slots_for(estimate_states(position) if states is None else states,
+                           FULL_LOAD), alone)
     return first, largest
 
 
@@ -1079,17 +1082,68 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     >>> round(r.value, 6), r.exploitability < 1e-9
     (0.0, True)
     """
+    run = _solve_cells(position, None, memory, max_nodes, window, workers, time_limit,
+                       progress, memo_from, spill, compact, replace, known, on_cell)
+    return _root_result(position, run)
+
+
+def solve_root_cells(position: Position, cells: Sequence[tuple[int, int]],
+                     memory: int = DEFAULT_MEMORY, workers: int | None = None,
+                     time_limit: float | None = None,
+                     progress: Callable[[int], None] | None = None,
+                     spill: str | None = None, replace: bool = False,
+                     on_cell: Callable[[int, int, float, float], None] | None = None,
+                     ) -> dict[tuple[int, int], tuple[float, float]]:
+    """Only the root cells ``cells`` ((i, j): player 1's i-th card, player 2's j-th) of
+    solve_nash's search, in a table of their own: {cell: (value, player 1's cows)}, each
+    value the one solve_nash puts in its matrix, to the bit. A whole deal's root cells are
+    independent, so they can be solved apart, by other processes or machines
+    (solver.deals.solve_cells_unit), and the root's game solved from them
+    (nash_from_cells). The table is sized for these cells (about one solve of a card fewer
+    each); the other options are solve_nash's."""
+    run = _solve_cells(position, list(cells), memory, 10**13, False, workers, time_limit,
+                       progress, MEMO_FROM, spill, None, replace, None, on_cell)
+    return {(i, j): (float(run.values[i, j]), float(run.aux[i, j])) for i, j in cells}
+
+
+@dataclass
+class _CellRun:
+    """What _solve_cells hands back: the root's cells solved (values and player 1's cows)
+    and the search's counts."""
+
+    values: np.ndarray
+    aux: np.ndarray
+    stats: np.ndarray
+    stored: int
+    table_bytes: int
+    on_disk: bool
+    workers: int
+    seconds: float
+    resumed: int
+
+
+def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory: int,
+                 max_nodes: int, window: bool, workers: int | None, time_limit: float | None,
+                 progress: Callable[[int], None] | None, memo_from: int, spill: str | None,
+                 compact: bool | None, replace: bool,
+                 known: Mapping[tuple[int, int], tuple[float, float]] | None,
+                 on_cell: Callable[[int, int, float, float], None] | None) -> _CellRun:
+    """The root cells of solve_nash (``only``: these cells alone; None: all of them), with
+    its options: the table planned, the workers run, the stops raised."""
     check_nash_position(position)
     p2_hand = position.hands[1]
     assert p2_hand is not None  # check_nash_position: two players, both hands known
+    k = position.cards_left
     states = estimate_states(position)
+    if only is not None:  # each root cell: about a solve of a card fewer each
+        states = min(states, len(only) * estimate_states(position, k - 1))
     if compact is None:
         compact = not window  # alpha-beta windows store bounds: the full slot
     if compact and window:
         raise ValueError("a compact table keeps exact values only; windows need compact=False")
     if replace and not compact:
         raise ValueError("only a compact table replaces; windows need compact=False")
-    needed = estimate_bytes(position, compact=compact)
+    needed = slot_bytes(position, compact) * _slots_for(states, FULL_LOAD)
     replacing = replace and needed > memory and spill is None
     if needed > memory and spill is None and not replace:
         k_fit = largest_fitting_k(position, memory)
@@ -1098,10 +1152,9 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
             f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
             f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
             "a later position")
-    k = position.cards_left
     layout = two_hands_layout(position.professional)
     width = key_width(layout)
-    first, largest = table_slots(position, memory, compact)
+    first, largest = table_slots(position, memory, compact, states)
     spilled = _Spill(spill, largest)
     alone = max(first, largest)  # the first table is allocated alone
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
@@ -1117,7 +1170,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     given = dict(known or {})
     for (i, j), (value, cows) in given.items():
         values[i, j], aux[i, j] = value, cows
-    todo = [(i, j) for j in range(k) for i in range(k) if (i, j) not in given][::-1]
+    cells = [(i, j) for j in range(k) for i in range(k)] if only is None else only
+    todo = [cell for cell in cells if cell not in given][::-1]  # popped from the end
     control = np.zeros(CONTROL_SLOTS, np.int64)
     if not todo:  # every cell given: nothing to search
         table = Table(16, width, VALUE_WORDS, compact)
@@ -1128,7 +1182,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
         table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
     stats = np.zeros(STATS_STRIDE, np.int64)
     lock = threading.Lock()
-    workers = max(1, min(workers or os.cpu_count() or 1, (k * k + 1) // 2))
+    workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
 
     failures: list[BaseException] = []
     solved = [0]  # root cells finished (a stopped cell goes back to todo)
@@ -1208,18 +1262,26 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
             elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
                 raise NashStopped(
                     f"nash stopped at the time limit ({time_limit:g} s) with "
-                    f"{solved[0] + len(given)} of {k * k} root cells solved; an equilibrium "
+                    f"{solved[0] + len(given)} of {len(cells)} root cells solved; an equilibrium "
                     "needs them all: allow more time "
                     f"({param('time_limit', beside=True)}) or analyse a later position",
                     "time limit",
-                    cards_total=k * k, nodes=int(stats[N_CELLS]),
+                    cards_total=len(cells), nodes=int(stats[N_CELLS]),
                     seconds=time.perf_counter() - start)
             elif todo:
                 raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     finally:
         table_bytes, on_disk = table.nbytes, table.path is not None
         table.close()
-    seconds = time.perf_counter() - start
+    return _CellRun(values, aux, stats, int(control[C_USED]), table_bytes, on_disk, workers,
+                    time.perf_counter() - start, len(given))
+
+
+def _root_result(position: Position, run: _CellRun) -> NashResult:
+    """The equilibrium from every root cell solved: the root's matrix game."""
+    k, values, aux, stats = position.cards_left, run.values, run.aux, run.stats
+    p2_hand = position.hands[1]
+    assert p2_hand is not None  # check_nash_position: two players, both hands known
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     value, pure = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
     stats[N_SADDLE if pure else N_LP] += 1  # the root's game
@@ -1229,7 +1291,25 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                       tuple(map(float, y)), tuple(map(float, values @ y)),
                       tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
-                      int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), seconds,
-                      values, int(control[C_USED]), table_bytes, workers,
-                      tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), on_disk,
-                      int(stats[N_REPLACED]), int(stats[N_DROPPED]), len(given))
+                      int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), run.seconds,
+                      values, run.stored, run.table_bytes, run.workers,
+                      tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), run.on_disk,
+                      int(stats[N_REPLACED]), int(stats[N_DROPPED]), run.resumed)
+
+
+def nash_from_cells(position: Position,
+                    cells: Mapping[tuple[int, int], tuple[float, float]],
+                    seconds: float = 0.0, resumed: int = 0) -> NashResult:
+    """The equilibrium of ``position`` from all its root cells solved elsewhere
+    ({(i, j): (value, player 1's cows)}, solve_root_cells'); the search's counts are
+    zero (they stayed with the cells' solves); ``resumed``: the cells a checkpoint gave."""
+    check_nash_position(position)
+    k = position.cards_left
+    missing = [(i, j) for i in range(k) for j in range(k) if (i, j) not in cells]
+    if missing:
+        raise ValueError(f"{len(missing)} of {k * k} root cells are missing, e.g. {missing[0]}")
+    values, aux = np.zeros((k, k)), np.zeros((k, k))
+    for (i, j), (value, cows) in cells.items():
+        values[i, j], aux[i, j] = value, cows
+    return _root_result(position, _CellRun(values, aux, np.zeros(STATS_STRIDE, np.int64), 0,
+                                           0, False, 0, seconds, resumed))

@@ -1,5 +1,6 @@
 """Deal checkpoints (issue 17): the root cells of a two-player equilibrium kept in a file as
-they are solved, so that a solve stopped by Ctrl-C or a time limit goes on from them.
+they are solved, so that a solve stopped by Ctrl-C or a time limit goes on from them; and
+the root cells solved apart, each a unit of the batch layer (solve-deal --by-cell).
 
 A resumed solve must give the same value, strategies and root cells, to the bit, as a solve
 that was never stopped; a checkpoint of another position, or not a checkpoint, is refused
@@ -15,14 +16,20 @@ import time
 
 import pytest
 
-from nimmt.solver.deals import CHECKPOINT_FORMAT, Checkpoint
+from nimmt.solver.batch import Backend
+from nimmt.solver.deals import (
+    CHECKPOINT_FORMAT,
+    Checkpoint,
+    solve_by_cells,
+    solve_cell_unit,
+)
 from nimmt.solver.game import deal_position
-from nimmt.solver.nash import solve_nash
+from nimmt.solver.nash import nash_from_cells, solve_nash, solve_root_cells
 from nimmt.solver.position import format_position
 from nimmt.solver.rules import NimmtError, Rules
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
-from test_deals import assert_same_equilibrium
+from test_deals import COWS_TOL, assert_same_equilibrium
 
 
 def dealt(k: int, seed: int, placement: str = "normal"):
@@ -170,3 +177,57 @@ def test_ctrl_c_keeps_the_cells_solved_and_says_so(tmp_path):
     assert f"{len(kept.cells)} of 49 root cells solved, kept in {path}" in last
     assert 1 <= len(kept.cells) < 49
     assert [p.name for p in tmp_path.iterdir()] == ["deal.ckpt.json"]
+
+
+# ---------------------------------------------------------------- root cells as units
+
+@pytest.mark.parametrize("placement,k,seed", [("normal", 5, 7), ("professional", 5, 3),
+                                              ("normal", 6, 2)])
+def test_root_cells_apart_are_the_shared_solves_cells(placement, k, seed):
+    position = dealt(k, seed, placement)
+    whole = solve_nash(position, workers=2)
+    some = [(0, 0), (k - 1, 0), (1, k - 1), (k - 1, k - 1)]
+    apart = solve_root_cells(position, some, workers=1)
+    assert sorted(apart) == sorted(some)
+    for (i, j), (value, cows) in apart.items():
+        assert value == whole.matrix[i, j]  # to the bit: each cell in a table of its own
+        alone = solve_cell_unit(format_position(position), (i, j))  # in a table of one cell
+        assert alone[0] == value and alone[1] == pytest.approx(cows, abs=COWS_TOL)
+    assert_same_equilibrium(solve_by_cells(position), whole)
+
+
+def test_by_cells_in_processes_with_a_checkpoint(tmp_path):
+    position = dealt(5, 7)
+    whole = solve_nash(position, workers=1)
+    path = str(tmp_path / "c.json")
+    book = Checkpoint(path, position)
+    with pytest.raises(Interrupt):
+        solve_nash(position, workers=1, known=book.cells, on_cell=interrupted_after(book, 7))
+    kept = Checkpoint(path, position)
+    r = solve_by_cells(position, Backend(2), kept)
+    assert_same_equilibrium(r, whole)
+    assert r.resumed == 7 and len(Checkpoint(path, position).cells) == 25
+    with pytest.raises(ValueError, match="missing"):
+        nash_from_cells(position, {(0, 0): (1.0, 1.0)})
+
+
+def test_cli_by_cell_matches_the_shared_solve_and_refuses_what_does_not_apply(runner,
+                                                                               tmp_path):
+    fresh = invoke(runner, "solve-deal", "--seed", 4, "-k", 5, "--format", "json")
+    path = str(tmp_path / "c.json")
+    split = invoke(runner, "solve-deal", "--seed", 4, "-k", 5, "--by-cell", "--jobs", 2,
+                   "--checkpoint", path, "--format", "json")
+    assert_ok(fresh)
+    assert_ok(split)
+    a, b = json.loads(fresh.output)["solution"], json.loads(split.output)["solution"]
+    assert a["value"] == b["value"] and a["matrix"] == b["matrix"]
+    assert a["p1_strategy"] == b["p1_strategy"] and a["p2_strategy"] == b["p2_strategy"]
+    assert len(json.loads(open(path).read())["cells"]) == 25
+    table = invoke(runner, "solve-deal", "--seed", 4, "-k", 5, "--by-cell")
+    assert_ok(table)
+    assert "solved cell by cell: 25 root cells as units (in process)" in table.output
+    for args, words in [(("--by-cell", "--spill", str(tmp_path)), "--spill"),
+                        (("--by-cell", "--deals", 2), "--deals"),
+                        (("--jobs", 2), "--by-cell")]:
+        line = assert_one_line_error(invoke(runner, "solve-deal", "-k", 4, *args))
+        assert words in line
