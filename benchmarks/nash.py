@@ -8,6 +8,7 @@ memory; the growth per card and what a full 10-card solve would cost.
     python benchmarks/nash.py --compare OLD_CHECKOUT [--ks 6,7] [--deals 3] [--repeat 2]
                               [--placements normal,professional]
     python benchmarks/nash.py --levels 6,7,8 [--deals 3]
+    python benchmarks/nash.py --by-cell 6,7,8 [--deals 2]
     python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only] [--replace]
                               [--time-limit SECONDS] [--checkpoint FILE]
 
@@ -96,6 +97,53 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                   "replaced": getattr(r, "replaced", 0), "dropped": getattr(r, "dropped", 0),
                   "resumed": getattr(r, "resumed", 0)}))
 """
+
+
+# The same deal solved cell by cell (solver.deals.solve_by_cells: each root cell a unit of
+# the batch layer, in a table of its own) on ``jobs`` local processes; this checkout's
+# installed code. argv = [k, seed, jobs]; stdout: JSON.
+BY_CELL = r"""
+import hashlib, json, resource, sys, time
+from nimmt.solver.batch import Backend
+from nimmt.solver.deals import solve_by_cells
+from nimmt.solver.game import deal_position
+from nimmt.solver.nash import solve_nash
+from nimmt.solver.rules import Rules
+k, seed, jobs = map(int, sys.argv[1:4])
+solve_nash(deal_position(Rules("tactical", 2), 3, seed=1))  # load the kernels
+r = solve_by_cells(deal_position(Rules("tactical", 2), k, seed=seed), Backend(jobs), workers=1)
+peak = max(resource.getrusage(who).ru_maxrss
+           for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+print(json.dumps({"seconds": r.seconds, "value": r.value, "peak_mb": peak / 1024,
+                  "exploitability": r.exploitability,
+                  "digest": hashlib.sha1(r.matrix.tobytes() + repr((r.value, r.p1_frequency,
+                      r.p2_frequency, r.p1_ev, r.p2_ev)).encode()).hexdigest()}))
+"""
+
+
+def by_cell(ks: list[int], deals: int) -> None:
+    """Each deal solved twice, one process each: two worker threads sharing one table
+    (solve_nash), and cell by cell on two local processes, a table each (solve_by_cells,
+    what a cluster runs); the equilibrium must be identical (a digest of the root cells,
+    value and strategies)."""
+    rows = []
+    for k in ks:
+        for seed in range(10, 10 + deals):
+            shared = solve(k, seed, 2)
+            out = subprocess.check_output([sys.executable, "-c", BY_CELL, str(k), str(seed),
+                                           "2"], cwd=os.path.dirname(ROOT))
+            cells = json.loads(out)
+            rows.append([k, seed, f"{shared['stored']:,}", round(shared["seconds"], 2),
+                         round(cells["seconds"], 2),
+                         f"{cells['seconds'] / shared['seconds']:.2f}",
+                         round(shared["peak_mb"]), round(cells["peak_mb"]),
+                         "yes" if cells["digest"] == shared["digest"] else "NO",
+                         f"{cells['exploitability']:.0e}"])
+    print(tabulate(rows, headers=["k", "seed", "stored (shared)", "s, shared table",
+                                  "s, by cell", "by cell / shared", "peak MB, shared",
+                                  "peak MB, a cell process", "identical", "exploitability"],
+                   tablefmt="github"))
+    print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
 
 def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
@@ -251,6 +299,8 @@ def main() -> None:
     parser.add_argument("--placements", default="normal,professional",
                         help="--compare: the placements to deal")
     parser.add_argument("--levels", help="the states per level for these k (6,7,8)")
+    parser.add_argument("--by-cell", metavar="KS",
+                        help="these k (6,7,8) with one table against cell by cell (--deals)")
     parser.add_argument("--goal", type=int, help="solve one position of this k")
     parser.add_argument("--memory", default="8", help="--goal: GiB")
     parser.add_argument("--seed", type=int, default=10, help="--goal: the deal's seed")
@@ -263,6 +313,9 @@ def main() -> None:
     parser.add_argument("--checkpoint", default="", metavar="FILE",
                         help="--goal: keep the root cells solved in FILE; run again to go on")
     args = parser.parse_args()
+    if args.by_cell:
+        by_cell([int(k) for k in args.by_cell.split(",")], args.deals)
+        return
     if args.levels:
         levels([int(k) for k in args.levels.split(",")], args.deals)
         return
