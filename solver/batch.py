@@ -23,7 +23,8 @@ backends stop with one line saying so. Whatever the backend:
   the order they finish), e.g. to save a file per unit or to stop early: ``enough()`` is
   asked after each one, and True stops the batch (units not started are never run);
 * ``time_limit`` (seconds) and Ctrl-C stop the batch: units not finished are cancelled (the
-  cluster's futures too), the units finished are returned, ``Batch.stopped`` says why
+  cluster's futures too; a local pool's worker processes still running one are stopped, not
+  waited for), the units finished are returned, ``Batch.stopped`` says why
   (``"time limit"`` or ``"interrupted"``);
 * ``warm`` (a picklable callable, e.g. ``functools.partial(task, small_unit)``) runs once in
   each worker before its first unit, so that each worker compiles or loads the numba
@@ -279,6 +280,7 @@ def _pool_round(task: Callable, numbered: Iterator[tuple[int, Any]], workers: in
                 continue
             run.record(item[0], result)
 
+    cut_off = True  # until the loop ends by itself: Ctrl-C or an error leaves units running
     try:
         while True:
             while not broken and len(flying) < limit and not run.batch.stopped \
@@ -303,11 +305,28 @@ def _pool_round(task: Callable, numbered: Iterator[tuple[int, Any]], workers: in
                 break
             if run.finished:
                 break
+        cut_off = run.batch.stopped is not None
     finally:
-        for future in flying:
-            future.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if cut_off and flying:  # a unit still running would be waited for: stop them now
+            # (no cancel() first: Python 3.11's pool then fails on a cancelled future when
+            # it finds its workers gone; the units left simply end as BrokenProcessPool)
+            _terminate_workers(pool)
+            pool.shutdown(wait=True)
+        else:
+            for future in flying:
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
     return broken and run.batch.stopped is None
+
+
+def _terminate_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes at once (SIGTERM): the units they run are cut off,
+    as a time limit or Ctrl-C asks, instead of being waited for (a unit may take hours)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            process.terminate()
+        except (OSError, AttributeError, ValueError):  # already gone
+            pass
 
 
 def _run_dask(task: Callable, numbered: Iterator[tuple[int, Any]], backend: Backend,

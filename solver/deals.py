@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .batch import Backend, run_units
-from .errors import NimmtError
+from .errors import NashStopped, NimmtError
 from .fileio import atomic_write_text, read_json
 from .game import deal_position, play_random_turns
 from .nash import (
@@ -184,13 +185,15 @@ class Checkpoint:
 
 
 def solve_cell_unit(position_text: str, cell: tuple[int, int], memory: int = DEFAULT_MEMORY,
-                    workers: int | None = None, replace: bool = False) -> tuple[float, float]:
+                    workers: int | None = None, replace: bool = False,
+                    deadline: float | None = None) -> tuple[float, float]:
     """One root cell of the position written ``position_text`` (a unit of the batch layer:
     picklable arguments, any process or Dask worker): (value, player 1's cows), as
-    solve_root_cells gives them."""
+    solve_root_cells gives them; past ``deadline`` (``time.time()``) it raises NashStopped."""
     position = parse_position(position_text)
+    limit = None if deadline is None else max(1e-3, deadline - time.time())
     return solve_root_cells(position, [cell], memory=memory, workers=workers,
-                            replace=replace)[cell]
+                            replace=replace, time_limit=limit)[cell]
 
 
 class CellsStopped(NimmtError):
@@ -227,19 +230,24 @@ def solve_by_cells(position: Position, backend: Backend | None = None,
         if progress:
             progress(1)
 
-    batch = run_units(partial(_cell_of, text, memory, workers, replace), todo,
-                      backend or Backend(), on_result=arrived, time_limit=time_limit)
+    start = time.time()
+    deadline = None if time_limit is None else start + time_limit
+    try:
+        batch = run_units(partial(_cell_of, text, memory, workers, replace, deadline), todo,
+                          backend or Backend(), on_result=arrived, time_limit=time_limit)
+        seconds, reason = batch.seconds, batch.stopped or "stopped"
+    except NashStopped:  # a cell's own time limit (the same deadline)
+        seconds, reason = time.time() - start, "time limit"
     if len(cells) < k * k:
-        reason = batch.stopped or "stopped"
         raise CellsStopped(f"nash by cells {reason} with {len(cells)} of {k * k} root cells "
                            "solved; an equilibrium needs them all", reason, len(cells), k * k)
-    return nash_from_cells(position, cells, batch.seconds, resumed=k * k - len(todo))
+    return nash_from_cells(position, cells, seconds, resumed=k * k - len(todo))
 
 
 def _cell_of(text: str, memory: int, workers: int | None, replace: bool,
-             cell: tuple[int, int]) -> tuple[float, float]:
+             deadline: float | None, cell: tuple[int, int]) -> tuple[float, float]:
     """solve_cell_unit with the cell last (the batch layer's task takes the unit alone)."""
-    return solve_cell_unit(text, cell, memory, workers, replace)
+    return solve_cell_unit(text, cell, memory, workers, replace, deadline)
 
 
 def deal_seed(seed: int, i: int) -> int:

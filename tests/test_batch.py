@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from functools import partial
 from pathlib import Path
@@ -325,6 +326,24 @@ def test_a_time_limit_returns_the_units_finished(backend, scheduler):
     run = run_units(time.sleep, [0.2] * 100, chosen, time_limit=1.0)
     assert run.stopped == "time limit"
     assert 1 <= len(run.results) < 100
+    assert time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize("stop", ["time limit", "interrupted"])
+def test_a_pool_stops_its_long_units_instead_of_waiting_for_them(stop):
+    """A unit may take hours (a root cell of a whole deal): a time limit or Ctrl-C stops
+    the worker processes running one, and the batch returns at once."""
+    start = time.perf_counter()
+    if stop == "interrupted":
+        timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        run = run_units(time.sleep, [0.05] * 4 + [60.0] * 4, Backend(workers=2))
+        timer.join()
+    else:
+        run = run_units(time.sleep, [0.05] * 4 + [60.0] * 4, Backend(workers=2),
+                        time_limit=1.0)
+    assert run.stopped == stop
+    assert sorted(run.results) == [0, 1, 2, 3]
     assert time.perf_counter() - start < 10
 
 

@@ -19,6 +19,7 @@ import pytest
 from nimmt.solver.batch import Backend
 from nimmt.solver.deals import (
     CHECKPOINT_FORMAT,
+    CellsStopped,
     Checkpoint,
     solve_by_cells,
     solve_cell_unit,
@@ -231,3 +232,15 @@ def test_cli_by_cell_matches_the_shared_solve_and_refuses_what_does_not_apply(ru
                         (("--jobs", 2), "--by-cell")]:
         line = assert_one_line_error(invoke(runner, "solve-deal", "-k", 4, *args))
         assert words in line
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_by_cell_time_limit_stops_inside_a_cell_and_keeps_the_cells(tmp_path, jobs):
+    position = dealt(9, 3)  # a cell takes minutes: far longer than the limit
+    book = Checkpoint(str(tmp_path / "c.json"), position)
+    start = time.perf_counter()
+    with pytest.raises(CellsStopped) as stopped:
+        solve_by_cells(position, Backend(jobs), book, time_limit=0.5)
+    assert time.perf_counter() - start < 20  # not a whole cell's time
+    assert stopped.value.reason == "time limit" and stopped.value.total == 81
+    assert stopped.value.solved == len(book.cells) == 0
