@@ -166,6 +166,21 @@ def test_solve_deal_batches_are_the_same_on_every_backend(runner, scheduler):
     assert [u["index"] for u in batch_json["solutions"]] == [0, 1, 2]
 
 
+def test_solve_deal_by_cell_is_the_same_on_every_backend(runner, scheduler):
+    """solve-deal --by-cell: each root cell one unit; the solution is the same everywhere
+    (and the shared table's)."""
+    args = ["solve-deal", "--cards-left", "4", "--seed", "5", "--format", "json"]
+    outputs = []
+    for flags in ([], ["--by-cell"], ["--by-cell", "--jobs", "2"],
+                  ["--by-cell", "--scheduler", scheduler]):
+        result = invoke(runner, *args, *flags)
+        assert_ok(result)
+        solution = json.loads(result.stdout)["solution"]
+        outputs.append({key: solution[key] for key in ("position", "value", "matrix",
+                                                        "p1_strategy", "p2_strategy")})
+    assert all(out == outputs[0] for out in outputs[1:])
+
+
 def test_dask_local_starts_its_own_cluster(runner):
     args = ["simulate", "--players", "2", "--bots", "random,closest", "--games", "3000",
             "--seed", "4", "--format", "json"]
