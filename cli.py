@@ -7,6 +7,7 @@ import os
 import re
 import secrets
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -262,30 +263,57 @@ def _fresh_seed(seed: int | None) -> int:
 
 class LazyProgress:
     """A progress bar on stderr that appears only on a terminal and only once a run
-    has taken more than ``delay`` seconds; quiet otherwise."""
+    has taken more than ``delay`` seconds; quiet otherwise. ``ticking``: the bar also
+    appears, and shows the time elapsed, while no step comes (steps that take minutes:
+    a whole deal's root cells), redrawn every ``tick`` seconds by a daemon thread."""
 
-    def __init__(self, total: int, label: str, delay: float = 1.0) -> None:
+    def __init__(self, total: int, label: str, delay: float = 1.0, ticking: bool = False,
+                 tick: float = 1.0) -> None:
         self.total, self.label, self.delay = total, label, delay
         self.start = time.perf_counter()
         self.done = 0
-        self.bar: ProgressBar[int] | None = None
+        self.bar: ProgressBar[str] | None = None
         self.enabled = sys.stderr.isatty()
+        self.lock = threading.Lock()  # steps come from worker threads, ticks from another
+        self.closed = threading.Event()
+        if self.enabled and ticking:
+            threading.Thread(target=self._tick, args=(tick,), daemon=True).start()
+
+    def _elapsed(self) -> str:
+        seconds = int(time.perf_counter() - self.start)
+        return f"{seconds // 3600}:{seconds // 60 % 60:02}:{seconds % 60:02} elapsed"
+
+    def _show(self) -> bool:
+        """Open the bar once the delay has passed (under the lock); whether it is open."""
+        if self.bar is None and not self.closed.is_set() \
+                and time.perf_counter() - self.start > self.delay:
+            self.bar = click.progressbar(length=self.total, label=self.label, file=sys.stderr,
+                                         item_show_func=lambda item: item)
+            self.bar.__enter__()
+            self.bar.update(self.done, self._elapsed())
+        return self.bar is not None
+
+    def _tick(self, tick: float) -> None:
+        while not self.closed.wait(tick):
+            with self.lock:
+                if self._show() and self.bar is not None:
+                    self.bar.current_item = self._elapsed()
+                    self.bar.render_progress()
 
     def __call__(self, step: int) -> None:
-        self.done += step
-        if not self.enabled:
-            return
-        if self.bar is None and time.perf_counter() - self.start > self.delay:
-            self.bar = click.progressbar(length=self.total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-            self.bar.update(self.done)
-            return
-        if self.bar is not None:
-            self.bar.update(step)
+        with self.lock:
+            self.done += step
+            if not self.enabled:
+                return
+            was_hidden = self.bar is None  # opening it shows self.done, this step included
+            if self._show() and not was_hidden and self.bar is not None:
+                self.bar.update(step, self._elapsed())
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
+        with self.lock:
+            self.closed.set()
+            if self.bar is not None:
+                self.bar.__exit__(None, None, None)
 
 
 @click.group(cls=NimmtGroup, context_settings=CONTEXT)
@@ -972,7 +1000,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     )
 
     kept = Checkpoint(checkpoint, position) if checkpoint else None
-    progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells")
+    progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells",
+                            ticking=True)
     try:
         if by_cell:
             from nimmt.solver.batch import Backend

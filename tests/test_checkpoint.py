@@ -7,6 +7,7 @@ that was never stopped; a checkpoint of another position, or not a checkpoint, i
 with one line."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ import time
 
 import pytest
 
+from nimmt import cli
 from nimmt.solver.batch import Backend
 from nimmt.solver.deals import (
     CHECKPOINT_FORMAT,
@@ -244,3 +246,23 @@ def test_by_cell_time_limit_stops_inside_a_cell_and_keeps_the_cells(tmp_path, jo
     assert time.perf_counter() - start < 20  # not a whole cell's time
     assert stopped.value.reason == "time limit" and stopped.value.total == 81
     assert stopped.value.solved == len(book.cells) == 0
+
+
+def test_a_ticking_bar_shows_the_time_while_no_cell_finishes(monkeypatch):
+    """A root cell of a whole deal takes tens of minutes: solve-deal's bar appears and
+    counts the time before the first one finishes."""
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    bar = cli.LazyProgress(4, "root cells", delay=0.05, ticking=True, tick=0.05)
+    time.sleep(0.5)
+    assert "root cells" in screen.getvalue() and "0:00:00 elapsed" in screen.getvalue()
+    bar(2)
+    assert "50%" in screen.getvalue()
+    bar.close()
+    shown = len(screen.getvalue())
+    time.sleep(0.2)
+    assert len(screen.getvalue()) == shown  # closed: no more ticks
