@@ -7,6 +7,7 @@ cache folder of their own (benchmarks/checkouts.py), and the benchmarks' own pro
 imports ``nimmt.solver`` only."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -14,9 +15,21 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from checkouts import checkout_env, source_digest  # noqa: E402
+
+def _benchmark_module(name: str):
+    """A module of benchmarks/ loaded from its file: putting benchmarks/ on sys.path would
+    hand it to every process this test process starts (multiprocessing's spawn copies
+    sys.path), where a script's name could stand for a package of the same name."""
+    spec = importlib.util.spec_from_file_location(f"_benchmarks_{name}",
+                                                  ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_checkouts = _benchmark_module("checkouts")
+checkout_env, source_digest = _checkouts.checkout_env, _checkouts.source_digest
 
 
 def test_child_cache_folder_follows_the_sources(tmp_path):
@@ -48,3 +61,14 @@ def test_nimmt_still_loads_its_kernels_after_a_benchmark_plan():
                             "print(deal_position(Rules('tactical', 2), 4, seed=10).cards_left)"],
                            capture_output=True, text=True, cwd=ROOT)
     assert after.returncode == 0 and after.stdout.strip() == "4", after.stderr
+
+
+def test_no_benchmark_script_shadows_an_importable_module():
+    """``python benchmarks/X.py`` puts benchmarks/ first on sys.path: a script named like a
+    package (benchmarks/distributed.py once did, for dask's) is imported in its place, by
+    the script itself and by every process started from it."""
+    for script in sorted((ROOT / "benchmarks").glob("*.py")):
+        found = importlib.util.find_spec(script.stem)
+        origin = getattr(found, "origin", None)
+        assert found is None or (origin and Path(origin).parent == ROOT / "benchmarks"), \
+            f"benchmarks/{script.name} shadows the module {script.stem} ({origin})"

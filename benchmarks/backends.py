@@ -1,7 +1,7 @@
 """The batch layer's backends side by side (issue 16): one batch of units in process, on
 local processes and on a 2-worker Dask LocalCluster, in one run.
 
-    python benchmarks/distributed.py [--candidates 200] [--deals 2000] [--long-deals 200]
+    python benchmarks/backends.py [--candidates 200] [--deals 2000] [--long-deals 200]
                                      [--workers 2] [--repeats 1]
 
 Batches: puzzle candidates (3 players, k = 4, worst: about a third of a second each),
