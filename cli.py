@@ -909,6 +909,11 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               default=None,
               help="Keep the root cells solved in FILE as they are solved; run again with "
                    "the same FILE to go on after Ctrl-C or --time-limit (one deal).")
+@click.option("--root-cells", type=click.Choice(["all", "needed"]), default="all",
+              show_default=True,
+              help="The root cells (first cards) solved: all of them, or only those a double "
+                   "oracle needs to prove the equilibrium (each side's best reply to the "
+                   "other's strategy); the others are left unsolved (null in --output).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @seed_option
@@ -916,7 +921,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                deals: int | None, by_cell: bool, jobs: int, scheduler: str | None,
                dask_local: int | None, memory: int, spill: str | None, replace: bool,
                workers: int | None, time_limit: float | None, checkpoint: str | None,
-               output: str | None, fmt: str, seed: int | None) -> None:
+               root_cells: str, output: str | None, fmt: str, seed: int | None) -> None:
     """Solve a 2-player deal's equilibrium from its first turn, or say how far it can go.
 
     Without POSITION, deals a 2-player position with 10 cards each (--cards-left). If
@@ -926,15 +931,17 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     and solves from there. --output writes the solution for nimmt analyse --solution.
     --checkpoint FILE keeps the root cells as they are solved: a run stopped by Ctrl-C or
     --time-limit goes on from them when run again with the same FILE (and the same
-    position or --seed). --deals N solves N dealt positions and reports the distribution
-    of their values.
+    position or --seed). --root-cells needed solves only the root cells that the
+    equilibrium's proof needs. --deals N solves N dealt positions and reports the
+    distribution of their values.
 
     \b
     Examples:
       nimmt solve-deal --seed 3 -k 7 --output deal3.json
       nimmt analyse "$(nimmt deal -n 2 -k 7 --seed 3)" --solution deal3.json
       nimmt solve-deal --deals 20 --seed 1 -k 7
-      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json
+      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \
+        --root-cells needed
     """
     from nimmt.solver.game import deal_position, play_random_turns
     from nimmt.solver.nash import (
@@ -949,9 +956,9 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     if deals is not None:
         if position is not None:
             _usage("--deals deals its own positions; drop POSITION or --deals")
-        if checkpoint is not None or by_cell:
-            _usage("--checkpoint and --by-cell are for one deal's root cells; drop them or "
-                   "--deals")
+        if checkpoint is not None or by_cell or root_cells != "all":
+            _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
+                   "drop them or --deals")
         from nimmt.solver.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
@@ -1007,12 +1014,12 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             from nimmt.solver.batch import Backend
 
             solved = solve_by_cells(position, Backend(jobs, scheduler, dask_local), kept,
-                                    memory, 1, replace, time_limit, progress)
+                                    memory, 1, replace, time_limit, progress, root_cells)
         else:
             solved = solve_nash(position, memory=memory, workers=workers,
                                 time_limit=time_limit, progress=progress, spill=spill,
                                 replace=replace, known=kept.cells if kept else None,
-                                on_cell=kept.record if kept else None)
+                                on_cell=kept.record if kept else None, root=root_cells)
     except (KeyboardInterrupt, NashStopped, CellsStopped) as stop:
         interrupted = (isinstance(stop, KeyboardInterrupt)
                        or isinstance(stop, CellsStopped) and stop.reason == "interrupted")
@@ -1044,8 +1051,12 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                    f"{plural(fit, 'card')} left:")
     click.echo("")
     click.echo(render_analysis(result, "simple", show_p2=True))
+    have = sum(math.isfinite(v) for row in solved.matrix for v in row)
+    if have < fit * fit:
+        click.echo(f"\n{have} of {fit * fit} root cells solved: the others are not needed "
+                   "to prove the equilibrium (--root-cells needed)")
     if by_cell:
-        click.echo(f"\nsolved cell by cell: {fit * fit - solved.resumed} root cells as units "
+        click.echo(f"\nsolved cell by cell: {have - solved.resumed} root cells as units "
                    f"({Backend(jobs, scheduler, dask_local).describe()}), each in a table of "
                    f"its own, in {solved.seconds:.1f} s; exploitability "
                    f"{solved.exploitability:.1e}"

@@ -10,7 +10,8 @@ memory; the growth per card and what a full 10-card solve would cost.
     python benchmarks/nash.py --levels 6,7,8 [--deals 3]
     python benchmarks/nash.py --by-cell 6,7,8 [--deals 2]
     python benchmarks/nash.py --goal 9 [--memory 8] [--seed 10] [--plan-only] [--replace]
-                              [--time-limit SECONDS] [--checkpoint FILE]
+                              [--time-limit SECONDS] [--checkpoint FILE] [--root needed]
+    python benchmarks/nash.py --root-cells 6,7 [--deals 3]
 
 Each solve runs in its own process so that its peak memory (ru_maxrss) is its own.
 ``--compare`` solves the same positions with this checkout and with OLD_CHECKOUT (e.g. a
@@ -35,6 +36,7 @@ import statistics
 import subprocess
 import sys
 
+import numpy as np
 from tabulate import tabulate
 
 from checkouts import checkout_env
@@ -55,6 +57,7 @@ memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
 replace = len(sys.argv) > 8 and sys.argv[8] == "1"
 limit = (float(sys.argv[9]) or None) if len(sys.argv) > 9 else None  # 0: none
 checkpoint = sys.argv[10] if len(sys.argv) > 10 else ""  # "": none
+root = sys.argv[11] if len(sys.argv) > 11 else "all"  # the root cells: all or needed
 p = deal_position(Rules("tactical", 2, placement), k, seed=seed)
 solve_nash(deal_position(Rules("tactical", 2, placement), 3, seed=1), window=window)  # load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -75,7 +78,8 @@ if checkpoint:  # the root cells of earlier runs (solver.deals.Checkpoint)
 try:
     r = solve_nash(p, memory=memory, workers=workers, window=window, progress=progress,
                    time_limit=limit, **kept,
-                   **({"replace": True} if replace else {}))  # (older checkouts have none)
+                   **({"replace": True} if replace else {}),  # (older checkouts have none)
+                   **({"root": root} if root != "all" else {}))
 except Exception as stopped:  # the time limit (NashStopped) or a failure: how far it got
     print(json.dumps({"stopped": f"{type(stopped).__name__}: {stopped}", "cells": done[0],
                       "resumed": len(kept["known"]) if kept else 0,
@@ -95,7 +99,11 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
                       r.p2_frequency, r.p1_ev, r.p2_ev)).encode()).hexdigest(),
                   "load_after": os.getloadavg()[0], "base_mb": base / 1024,
                   "replaced": getattr(r, "replaced", 0), "dropped": getattr(r, "dropped", 0),
-                  "resumed": getattr(r, "resumed", 0)}))
+                  "resumed": getattr(r, "resumed", 0),
+                  "root_cells": int((r.matrix == r.matrix).sum()),  # solved (not NaN)
+                  "matrix": [[v if v == v else None for v in map(float, row)]
+                             for row in r.matrix],
+                  "x": list(r.p1_frequency), "y": list(r.p2_frequency)}))
 """
 
 
@@ -148,12 +156,13 @@ def by_cell(ks: list[int], deals: int) -> None:
 
 def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROOT,
           placement: str = "normal", memory: int = 2**40, replace: bool = False,
-          time_limit: float = 0.0, checkpoint: str = "") -> dict:
+          time_limit: float = 0.0, checkpoint: str = "", root_cells: str = "all") -> dict:
     root = os.path.abspath(root)
     out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
                                    str(workers), "1" if window else "0", root, placement,
                                    str(memory), "1" if replace else "0", str(time_limit),
-                                   os.path.abspath(checkpoint) if checkpoint else ""],
+                                   os.path.abspath(checkpoint) if checkpoint else "",
+                                   root_cells],
                                   cwd=os.path.dirname(root),
                                   env=checkout_env(root))
     return json.loads(out)
@@ -239,11 +248,13 @@ def levels(ks: list[int], deals: int) -> None:
 
 
 def goal(k: int, memory: int, seed: int, plan_only: bool = False,
-         replace: bool = False, time_limit: float = 0.0, checkpoint: str = "") -> None:
+         replace: bool = False, time_limit: float = 0.0, checkpoint: str = "",
+         root_cells: str = "all") -> None:
     """One dealt position of k cards each within ``memory``: the plan, then (unless
     ``plan_only``) the goal's figures; ``replace``: a replacing table when the estimate
     does not fit (solve_nash's replace); ``checkpoint``: a file keeping the root cells
-    solved, so that a run stopped goes on from them (solver.deals.Checkpoint)."""
+    solved, so that a run stopped goes on from them (solver.deals.Checkpoint);
+    ``root_cells``: solve_nash's ``root`` (all, or the cells the root's oracle needs)."""
     p = plan(k, seed, memory)
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: plan {p['states']:,} "
           f"states, at least {p['bytes'] / 2**30:.2f} GiB: "
@@ -256,7 +267,7 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
         return
     try:
         r = solve(k, seed, 2, memory=memory, replace=replace, time_limit=time_limit,
-                  checkpoint=checkpoint)
+                  checkpoint=checkpoint, root_cells=root_cells)
     except subprocess.CalledProcessError:  # the child printed why (e.g. the memory estimate)
         print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: not solved (the "
               f"solver refused or failed; its message is above)")
@@ -273,6 +284,7 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
           f"{r['stored']:,} states stored ({r['states']:,} searches), {r['seconds']:.0f} s, "
           f"peak {r['peak_mb'] / 1024:.2f} GiB (table {r['table_mb'] / 1024:.2f} GiB), "
           f"exploitability {r['exploitability']:.0e}, value {r['value']:.6f}, "
+          f"{r['root_cells']} of {k * k} root cells solved ({root_cells}), "
           f"load {r['load']:.1f} before / {r['load_after']:.1f} after"
           + (f"; {r['replaced']:,} stores replaced an entry, {r['dropped']:,} states "
              "not stored" if r["replaced"] or r["dropped"] else "")
@@ -280,6 +292,30 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
              "this run's)" if r.get("resumed") else ""))
     print("levels (cards left: states):",
           ", ".join(f"{j}: {n:,}" for j, n in enumerate(r["levels"]) if n))
+
+
+def root_cells(ks: list[int], deals: int) -> None:
+    """Each deal solved with every root cell and with only those the root's double oracle
+    needs (solve_nash's root), one process each, with one worker and with two: seconds,
+    cells solved, and the oracle's strategies checked on the whole matrix (the best reply
+    to each, from every cell of the full solve)."""
+    rows = []
+    for k in ks:
+        for seed in range(10, 10 + deals):
+            for workers in (1, 2):
+                full = solve(k, seed, workers)
+                lean = solve(k, seed, workers, root_cells="needed")
+                matrix = np.array(full["matrix"], dtype=float)
+                x, y = np.array(lean["x"]), np.array(lean["y"])
+                gap = max(lean["value"] - (matrix @ y).min(), (x @ matrix).max() - lean["value"])
+                rows.append([k, seed, workers, lean["root_cells"], k * k,
+                             round(full["seconds"], 2), round(lean["seconds"], 2),
+                             f"{lean['seconds'] / full['seconds']:.2f}",
+                             f"{abs(lean['value'] - full['value']):.0e}", f"{gap:.0e}"])
+    print(tabulate(rows, headers=["k", "seed", "workers", "cells, oracle", "cells, all",
+                                  "s, all", "s, oracle", "oracle / all", "|value diff|",
+                                  "exploitability on the whole matrix"], tablefmt="github"))
+    print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
 
 def share(part: int, r: dict) -> str:
@@ -312,7 +348,15 @@ def main() -> None:
                         help="--goal: print the plan without solving")
     parser.add_argument("--checkpoint", default="", metavar="FILE",
                         help="--goal: keep the root cells solved in FILE; run again to go on")
+    parser.add_argument("--root", choices=("all", "needed"), default="all",
+                        help="--goal: the root cells solved: all, or those the root's double "
+                             "oracle needs")
+    parser.add_argument("--root-cells", metavar="KS",
+                        help="these k (6,7,8): all root cells against the oracle's (--deals)")
     args = parser.parse_args()
+    if args.root_cells:
+        root_cells([int(k) for k in args.root_cells.split(",")], args.deals)
+        return
     if args.by_cell:
         by_cell([int(k) for k in args.by_cell.split(",")], args.deals)
         return
@@ -321,7 +365,7 @@ def main() -> None:
         return
     if args.goal:
         goal(args.goal, int(float(args.memory) * 2**30), args.seed, args.plan_only,
-             args.replace, args.time_limit, args.checkpoint)
+             args.replace, args.time_limit, args.checkpoint, args.root)
         return
     if args.compare:
         compare(args.compare, [int(k) for k in args.ks.split(",")], args.deals, args.repeat,

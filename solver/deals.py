@@ -39,9 +39,13 @@ from .fileio import atomic_write_text, read_json
 from .game import deal_position, play_random_turns
 from .nash import (
     DEFAULT_MEMORY,
+    ROOT_ALL,
+    ROOT_NEEDED,
     NashResult,
     largest_fitting_k,
     nash_from_cells,
+    replies,
+    root_oracle,
     solve_nash,
     solve_root_cells,
 )
@@ -68,7 +72,8 @@ def solution_json(position: Position, r: NashResult, **about: Any) -> dict:
                             for c, f, v in zip(r.p1_cards, r.p1_frequency, r.p1_ev)],
             "p2_strategy": [{"card": c, "frequency": f, "value": v}
                             for c, f, v in zip(r.p2_cards, r.p2_frequency, r.p2_ev)],
-            "matrix": [[float(v) for v in row] for row in r.matrix],
+            "matrix": [[float(v) if math.isfinite(v) else None for v in row]
+                       for row in r.matrix],  # None: a cell the root's oracle never needed
             "exploitability": r.exploitability,
             "solve": {"states": r.states, "stored": r.stored, "levels": list(r.levels),
                       "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
@@ -103,7 +108,8 @@ def load_solution(path: str, position: Position) -> NashResult:
         solved = parse_position(str(data["position"]))
         p1 = [(int(c["card"]), float(c["frequency"])) for c in data["p1_strategy"]]
         p2 = [(int(c["card"]), float(c["frequency"])) for c in data["p2_strategy"]]
-        matrix = np.array(data["matrix"], dtype=np.float64)
+        matrix = np.array([[math.nan if v is None else float(v) for v in row]
+                           for row in data["matrix"]], dtype=np.float64)
         value = float(data["value"])
         p1_cows = float(data["p1_expected_cows"])
         solve = data.get("solve", {})
@@ -112,12 +118,18 @@ def load_solution(path: str, position: Position) -> NashResult:
     if format_position(solved) != format_position(position):
         raise _fail(path, f"it solves another position ({format_position(solved)})")
     k = len(p1)
-    if (matrix.shape != (k, k) or len(p2) != k or not np.isfinite(matrix).all()
+    if (matrix.shape != (k, k) or len(p2) != k or np.isinf(matrix).any()
             or [c for c, _ in p1] != list(position.hand)
             or [c for c, _ in p2] != list(position.hands[1] or ())):
         raise _fail(path, "its strategies or cells do not match the position's hands")
     x, y = np.array([f for _, f in p1]), np.array([f for _, f in p2])
-    p1_ev, p2_ev = matrix @ y, x @ matrix
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise _fail(path, "its strategies are not numbers")
+    # every card against the other side's strategy: the cells it plays must be solved
+    p1_ev, p2_ev = ((matrix @ y, x @ matrix) if np.isfinite(matrix).all()
+                    else replies(matrix, x, y))
+    if not (np.isfinite(p1_ev).all() and np.isfinite(p2_ev).all()):
+        raise _fail(path, "a cell its strategies play is missing (null)")
     r = NashResult(value, tuple(c for c, _ in p1), tuple(c for c, _ in p2), tuple(map(float, x)),
                    tuple(map(float, y)), tuple(map(float, p1_ev)), tuple(map(float, p2_ev)),
                    p1_cows, p1_cows - value, int(solve.get("states", 0)),
@@ -209,19 +221,56 @@ def solve_by_cells(position: Position, backend: Backend | None = None,
                    checkpoint: Checkpoint | None = None, memory: int = DEFAULT_MEMORY,
                    workers: int | None = None, replace: bool = False,
                    time_limit: float | None = None,
-                   progress: Callable[[int], None] | None = None) -> NashResult:
+                   progress: Callable[[int], None] | None = None,
+                   root: str = ROOT_ALL) -> NashResult:
     """The equilibrium of ``position`` with each root cell one unit of the batch layer
     (``backend``: local processes or a Dask cluster; default in process), each solved in a
     table of its own of ``memory`` with ``workers`` threads. The cells of ``checkpoint``
     are not solved again, and each cell solved is recorded there as it arrives. Every
     cell's value is solve_nash's to the bit (its cows within the table's rounding), so the
-    equilibrium is too. Raises CellsStopped when Ctrl-C or ``time_limit`` stops it first."""
+    equilibrium is too. ``root=ROOT_NEEDED``: only the cells the root's double oracle
+    needs (solver.nash.root_oracle), in rounds: each round's batch is the cells it asks
+    for next. Raises CellsStopped when Ctrl-C or ``time_limit`` stops it first."""
     k = position.cards_left
     cells: dict[tuple[int, int], tuple[float, float]] = dict(checkpoint.cells if checkpoint
                                                              else {})
-    todo = [(i, j) for j in range(k) for i in range(k) if (i, j) not in cells]
+    given = len(cells)
     text = format_position(position)
+    start = time.time()
+    deadline = None if time_limit is None else start + time_limit
+    reason = ""
+    while not reason:
+        todo = _cells_wanted(k, cells, root)
+        if not todo:
+            break
+        reason = _solve_batch(todo, cells, text, checkpoint, memory, workers, replace,
+                              deadline, backend, progress)
+    if reason:
+        wanted = "the equilibrium needs more" if root == ROOT_NEEDED else "an equilibrium " \
+            "needs them all"
+        raise CellsStopped(f"nash by cells {reason} with {len(cells)} of {k * k} root cells "
+                           f"solved; {wanted}", reason, len(cells), k * k)
+    return nash_from_cells(position, cells, time.time() - start, resumed=given, root=root)
 
+
+def _cells_wanted(k: int, cells: dict[tuple[int, int], tuple[float, float]],
+                  root: str) -> list[tuple[int, int]]:
+    """The root cells to solve next: every one not solved, or the oracle's next ones."""
+    if root != ROOT_NEEDED:
+        return [(i, j) for j in range(k) for i in range(k) if (i, j) not in cells]
+    values, known = np.full((k, k), np.nan), np.zeros((k, k), np.bool_)
+    for (i, j), (value, _) in cells.items():
+        values[i, j], known[i, j] = value, True
+    return root_oracle(values, known).cells
+
+
+def _solve_batch(todo: list[tuple[int, int]],
+                 cells: dict[tuple[int, int], tuple[float, float]], text: str,
+                 checkpoint: Checkpoint | None, memory: int, workers: int | None,
+                 replace: bool, deadline: float | None, backend: Backend | None,
+                 progress: Callable[[int], None] | None) -> str:
+    """The cells ``todo`` as units of the batch layer, each put in ``cells`` (and the
+    checkpoint) as it arrives; "" when all arrived, else why it stopped."""
     def arrived(index: int, result: tuple[float, float]) -> None:
         i, j = todo[index]
         cells[i, j] = result
@@ -230,18 +279,15 @@ def solve_by_cells(position: Position, backend: Backend | None = None,
         if progress:
             progress(1)
 
-    start = time.time()
-    deadline = None if time_limit is None else start + time_limit
+    limit = None if deadline is None else max(1e-3, deadline - time.time())
     try:
         batch = run_units(partial(_cell_of, text, memory, workers, replace, deadline), todo,
-                          backend or Backend(), on_result=arrived, time_limit=time_limit)
-        seconds, reason = batch.seconds, batch.stopped or "stopped"
+                          backend or Backend(), on_result=arrived, time_limit=limit)
     except NashStopped:  # a cell's own time limit (the same deadline)
-        seconds, reason = time.time() - start, "time limit"
-    if len(cells) < k * k:
-        raise CellsStopped(f"nash by cells {reason} with {len(cells)} of {k * k} root cells "
-                           "solved; an equilibrium needs them all", reason, len(cells), k * k)
-    return nash_from_cells(position, cells, seconds, resumed=k * k - len(todo))
+        return "time limit"
+    if all(cell in cells for cell in todo):
+        return ""
+    return batch.stopped or "stopped"
 
 
 def _cell_of(text: str, memory: int, workers: int | None, replace: bool,

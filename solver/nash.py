@@ -46,8 +46,9 @@ from .table import (
 )
 from .turns import kind_option_count, play_found_option, sort_turn
 
-__all__ = ["DEFAULT_MEMORY", "NashResult", "check_nash_position", "estimate_bytes",
-           "estimate_states", "largest_fitting_k", "solve_nash"]
+__all__ = ["DEFAULT_MEMORY", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "NashResult",
+           "RootStep", "check_nash_position", "estimate_bytes", "estimate_states",
+           "largest_fitting_k", "replies", "root_oracle", "solve_nash"]
 
 # Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py)
 # while the table doubled (the old and the new one both alive); a table sized once from
@@ -84,6 +85,14 @@ FULL_LOAD = 0.75
 RESIDENT_BYTES = 3 * 2**28
 # Key words of a state (solver.statekey, two known hands): normal and professional.
 KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
+
+
+# Root cells: every one (the whole matrix, the default) or the ones a double oracle needs
+ROOT_ALL, ROOT_NEEDED = "all", "needed"
+ROOT_CELLS = (ROOT_ALL, ROOT_NEEDED)
+# A best reply joins the oracle's restricted game when it beats the game's value by more
+# than this (below it, float rounding of an equal reply; the exploitability stays there)
+ORACLE_TOLERANCE = 1e-12
 
 
 # ---------------------------------------------------------------- encodings and frames
@@ -1050,7 +1059,8 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                memo_from: int = MEMO_FROM, spill: str | None = None,
                compact: bool | None = None, replace: bool = False,
                known: Mapping[tuple[int, int], tuple[float, float]] | None = None,
-               on_cell: Callable[[int, int, float, float], None] | None = None) -> NashResult:
+               on_cell: Callable[[int, int, float, float], None] | None = None,
+               root: str = ROOT_ALL) -> NashResult:
     """Solve the equilibrium of the rest of the round.
 
     The root's cells (player 1's card, player 2's card) are handed out one at a time
@@ -1073,7 +1083,11 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     ``known`` maps root cells (i, j) (player 1's i-th card, player 2's j-th) already
     solved to their (value, player 1's cows): they are not solved again (a checkpoint,
     solver.deals); ``on_cell(i, j, value, cows)`` is called after each cell solved here
-    (from a worker thread, one call at a time).
+    (from a worker thread, one call at a time). ``root=ROOT_NEEDED`` solves only the root
+    cells a double oracle needs (root_oracle: at 7 cards each 50-95% of them, measured in
+    benchmarks/nash.py --root-cells); the result's ``matrix`` then holds NaN for the
+    others, and its strategies are the oracle's equilibrium, the same value as the whole
+    matrix's (another equilibrium where the game has several).
 
     >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -1082,8 +1096,11 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     >>> round(r.value, 6), r.exploitability < 1e-9
     (0.0, True)
     """
+    if root not in ROOT_CELLS:
+        raise ValueError(f"root cells: {root!r} is not one of {', '.join(ROOT_CELLS)}")
     run = _solve_cells(position, None, memory, max_nodes, window, workers, time_limit,
-                       progress, memo_from, spill, compact, replace, known, on_cell)
+                       progress, memo_from, spill, compact, replace, known, on_cell,
+                       root == ROOT_NEEDED)
     return _root_result(position, run)
 
 
@@ -1106,6 +1123,142 @@ def solve_root_cells(position: Position, cells: Sequence[tuple[int, int]],
     return {(i, j): (float(run.values[i, j]), float(run.aux[i, j])) for i, j in cells}
 
 
+# ---------------------------------------------------------------- the root's cells
+
+@dataclass
+class RootStep:
+    """Where the double oracle stands on the root cells known so far: the cells it needs
+    next (in order; none when it has the equilibrium), the rows and columns of its
+    restricted game, and the equilibrium (value, x, y over every card) once found."""
+
+    cells: list[tuple[int, int]]
+    rows: list[int]
+    columns: list[int]
+    answer: tuple[float, np.ndarray, np.ndarray] | None = None
+
+
+def root_oracle(values: np.ndarray, known: np.ndarray) -> RootStep:
+    """The double oracle on the root's matrix game ``values`` (player 1's cards as rows,
+    minimising), of which only the cells marked in ``known`` have been solved.
+
+    From player 1's best card against player 2's first (every card against that one
+    solved first), it solves the restricted game of the rows and columns added so far,
+    then each side's best reply to the other's strategy over every card; a reply better
+    than the restricted value (by ORACLE_TOLERANCE) joins it, and when neither side has
+    one the restricted equilibrium is the whole game's. It reads only the cells it needs
+    (the restricted game's, and each card's against the other side's support) and
+    returns those it needs next that are not known. Its path depends on the cells'
+    values alone, never on which other cells happen to be known, so its answer does not
+    depend on how (or by how many workers) the cells were solved.
+
+    >>> game = np.array([[1.0, 3.0, 0.0], [2.0, 0.0, 1.0], [5.0, 5.0, 4.0]])
+    >>> known = np.zeros((3, 3), np.bool_)
+    >>> root_oracle(game, known).cells
+    [(0, 0), (1, 0), (2, 0)]
+    >>> while (step := root_oracle(game, known)).answer is None:
+    ...     known[step.cells[0]] = True  # "solve" the first cell it asks for
+    >>> value, x, y = step.answer
+    >>> round(value, 6), x.round(6).tolist(), y.round(6).tolist()
+    (1.5, [0.5, 0.5, 0.0], [0.75, 0.25, 0.0])
+    >>> int(known.sum()), bool(known[2, 2])  # 8 cells solved, never the last
+    (8, False)
+    """
+    k = len(values)
+    missing = [(i, 0) for i in range(k) if not known[i, 0]]
+    if missing:
+        return RootStep(missing, [], [0])
+    rows, columns = [int(np.argmin(values[:, 0]))], [0]
+    tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
+    while True:
+        missing = [(i, j) for i in rows for j in columns if not known[i, j]]
+        if missing:
+            return RootStep(missing, rows, columns)
+        sub = np.ascontiguousarray(values[np.ix_(rows, columns)])
+        xs, ys = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
+        value, _ = _matrix_game(sub, len(rows), len(columns), xs, ys, tableau)
+        x, y = np.zeros(k), np.zeros(k)
+        x[rows], y[columns] = xs[:len(rows)], ys[:len(columns)]
+        x[x < 0], y[y < 0] = 0.0, 0.0  # the simplex's duals may come out -1e-17
+        missing = [(i, j) for j in columns if y[j] > 0 for i in range(k) if not known[i, j]]
+        missing += [(i, j) for i in rows if x[i] > 0 for j in range(k)
+                    if not known[i, j] and (i, j) not in missing]
+        if missing:
+            return RootStep(missing, rows, columns)
+        p1_ev, p2_ev = replies(values, x, y)
+        grew = False
+        best_row, best_column = int(np.argmin(p1_ev)), int(np.argmax(p2_ev))
+        if p1_ev[best_row] < value - ORACLE_TOLERANCE and best_row not in rows:
+            rows.append(best_row)
+            grew = True
+        if p2_ev[best_column] > value + ORACLE_TOLERANCE and best_column not in columns:
+            columns.append(best_column)
+            grew = True
+        if not grew:
+            return RootStep([], rows, columns, (float(value), x, y))
+
+
+def replies(values: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's value against ``y`` and each column's against ``x`` in the matrix game
+    ``values``, reading only the columns (rows) the strategies play: cells outside them
+    may be unsolved (NaN)."""
+    played_columns, played_rows = y > 0, x > 0
+    return (values[:, played_columns] @ y[played_columns],
+            x[played_rows] @ values[played_rows, :])
+
+
+class _RootSchedule:
+    """Which root cell a worker solves next (called under the workers' lock). ``needed``
+    False: the cells given, in order. True: the cells root_oracle asks for; when those
+    are all being solved, a worker takes another cell (the restricted game's lines first)
+    rather than wait, which only adds cells known, never changes the oracle's answer."""
+
+    def __init__(self, k: int, cells: list[tuple[int, int]], values: np.ndarray,
+                 known: np.ndarray, needed: bool) -> None:
+        self.k, self.cells, self.values, self.known, self.needed = k, cells, values, known, needed
+        self.running: set[tuple[int, int]] = set()
+
+    def step(self) -> RootStep | None:
+        """The oracle's step on the cells known (needed cells only)."""
+        return root_oracle(self.values, self.known) if self.needed else None
+
+    def finished(self) -> bool:
+        """No cell left to solve: all of them known, or the oracle has its answer."""
+        if self.needed:
+            step = self.step()
+            return step is not None and step.answer is not None
+        return all(self.known[cell] for cell in self.cells)
+
+    def left(self) -> int:
+        """Cells still wanted now (the oracle's next ones; every cell not known)."""
+        step = self.step()
+        return (len(step.cells) if step is not None
+                else sum(not self.known[cell] for cell in self.cells))
+
+    def take(self) -> tuple[int, int] | None:
+        """The next cell for a worker, marked running; None: none left for it."""
+        free = [cell for cell in self._order() if not self.known[cell]
+                and cell not in self.running]
+        if not free:
+            return None
+        self.running.add(free[0])
+        return free[0]
+
+    def release(self, cell: tuple[int, int]) -> None:
+        """A worker is done with ``cell`` (solved, or stopped: then it is taken again)."""
+        self.running.discard(cell)
+
+    def _order(self) -> list[tuple[int, int]]:
+        step = self.step()
+        if step is None:
+            return self.cells
+        if step.answer is not None:
+            return []
+        lines = [(i, j) for i in step.rows for j in range(self.k)]
+        lines += [(i, j) for j in step.columns for i in range(self.k)]
+        rest = [(i, j) for j in range(self.k) for i in range(self.k)]
+        return step.cells + lines + rest
+
+
 @dataclass
 class _CellRun:
     """What _solve_cells hands back: the root's cells solved (values and player 1's cows)
@@ -1120,6 +1273,7 @@ class _CellRun:
     workers: int
     seconds: float
     resumed: int
+    answer: tuple[float, np.ndarray, np.ndarray] | None = None  # the root oracle's
 
 
 def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory: int,
@@ -1127,9 +1281,11 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                  progress: Callable[[int], None] | None, memo_from: int, spill: str | None,
                  compact: bool | None, replace: bool,
                  known: Mapping[tuple[int, int], tuple[float, float]] | None,
-                 on_cell: Callable[[int, int, float, float], None] | None) -> _CellRun:
-    """The root cells of solve_nash (``only``: these cells alone; None: all of them), with
-    its options: the table planned, the workers run, the stops raised."""
+                 on_cell: Callable[[int, int, float, float], None] | None,
+                 oracle: bool = False) -> _CellRun:
+    """The root cells of solve_nash (``only``: these cells alone; None: all of them, or
+    with ``oracle`` those root_oracle asks for), with its options: the table planned, the
+    workers run, the stops raised."""
     check_nash_position(position)
     p2_hand = position.hands[1]
     assert p2_hand is not None  # check_nash_position: two players, both hands known
@@ -1168,12 +1324,14 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                np.zeros((k, k)))
     values, aux = np.zeros((k, k)), np.zeros((k, k))
     given = dict(known or {})
+    solved_mask = np.zeros((k, k), np.bool_)
     for (i, j), (value, cows) in given.items():
         values[i, j], aux[i, j] = value, cows
+        solved_mask[i, j] = True
     cells = [(i, j) for j in range(k) for i in range(k)] if only is None else only
-    todo = [cell for cell in cells if cell not in given][::-1]  # popped from the end
+    schedule = _RootSchedule(k, cells, values, solved_mask, oracle and only is None)
     control = np.zeros(CONTROL_SLOTS, np.int64)
-    if not todo:  # every cell given: nothing to search
+    if schedule.finished():  # every cell needed is given: nothing to search
         table = Table(16, width, VALUE_WORDS, compact)
     elif replacing:
         table = Table(replacing_slots(position, memory), width, VALUE_WORDS, compact)
@@ -1185,7 +1343,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
 
     failures: list[BaseException] = []
-    solved = [0]  # root cells finished (a stopped cell goes back to todo)
+    solved = [0]  # root cells finished here (a stopped cell is taken again)
 
     def work(done: threading.Event) -> None:
         try:
@@ -1199,9 +1357,10 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     def solve_cells() -> None:
         while True:
             with lock:
-                if not todo or control[C_STOP]:
+                taken = None if control[C_STOP] else schedule.take()
+                if taken is None:
                     return
-                i, j = todo.pop()
+                i, j = taken
             cell = np.zeros((k, k), np.bool_)
             cell[i, j] = True
             own = np.zeros(STATS_STRIDE, np.int64)
@@ -1210,19 +1369,22 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                    max(0, max_nodes - int(stats[N_CELLS])), own, cell_values, cell_aux)
             with lock:
                 stats[:] += own
+                schedule.release(taken)
                 if own[N_ABORTED]:
-                    todo.append((i, j))
                     return
                 values[i, j], aux[i, j] = cell_values[i, j], cell_aux[i, j]
+                solved_mask[i, j] = True
                 solved[0] += 1
                 if on_cell:  # under the lock: one call at a time
                     on_cell(i, j, float(values[i, j]), float(aux[i, j]))
+                if schedule.needed and schedule.finished():
+                    control[C_STOP] = ABORT_STOP  # the others' cells are not needed
             if progress:
                 progress(1)
 
     start = time.perf_counter()
     try:
-        while todo:
+        while not schedule.finished():
             stats[N_ABORTED] = 0
             control[C_LIMIT] = (table.slots + 1 if control[C_REACH]  # never full
                                 else fill_limit(table.slots, largest))
@@ -1259,22 +1421,31 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                         + " or analyse a later position")
                 table = table.doubled(spilled.path(2 * table.slots))
                 control[C_STOP] = 0
-            elif control[C_STOP] == ABORT_STOP and todo:  # (all cells done: the solve is whole)
+            elif control[C_STOP] == ABORT_STOP and not schedule.finished():
+                have = solved[0] + len(given)
                 raise NashStopped(
                     f"nash stopped at the time limit ({time_limit:g} s) with "
-                    f"{solved[0] + len(given)} of {len(cells)} root cells solved; an equilibrium "
-                    "needs them all: allow more time "
+                    + (f"{have} root cells solved, at least {schedule.left()} more needed"
+                       if schedule.needed else
+                       f"{have} of {len(cells)} root cells solved; an equilibrium needs them "
+                       "all")
+                    + ": allow more time "
                     f"({param('time_limit', beside=True)}) or analyse a later position",
                     "time limit",
                     cards_total=len(cells), nodes=int(stats[N_CELLS]),
                     seconds=time.perf_counter() - start)
-            elif todo:
+            elif not schedule.finished():
                 raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     finally:
         table_bytes, on_disk = table.nbytes, table.path is not None
         table.close()
+    step = schedule.step()
+    if step is not None:  # the oracle's equilibrium; the cells it never needed: NaN
+        values[~solved_mask] = np.nan
+        aux[~solved_mask] = np.nan
     return _CellRun(values, aux, stats, int(control[C_USED]), table_bytes, on_disk, workers,
-                    time.perf_counter() - start, len(given))
+                    time.perf_counter() - start, len(given),
+                    None if step is None else step.answer)
 
 
 def _root_result(position: Position, run: _CellRun) -> NashResult:
@@ -1282,14 +1453,23 @@ def _root_result(position: Position, run: _CellRun) -> NashResult:
     k, values, aux, stats = position.cards_left, run.values, run.aux, run.stats
     p2_hand = position.hands[1]
     assert p2_hand is not None  # check_nash_position: two players, both hands known
-    x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
-    value, pure = _matrix_game(values, k, k, x, y, np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
-    stats[N_SADDLE if pure else N_LP] += 1  # the root's game
-    x, y = x[:k], y[:k]
-    p1_cows = float(x @ aux @ y)
+    if run.answer is not None:  # the root oracle's equilibrium: read its cells only
+        value, x, y = run.answer
+        stats[N_SADDLE if (x == 1).any() and (y == 1).any() else N_LP] += 1
+        p1_ev, p2_ev = replies(values, x, y)
+        played = np.outer(x > 0, y > 0)
+        p1_cows = float((np.outer(x, y)[played] * aux[played]).sum())
+    else:
+        x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
+        value, pure = _matrix_game(values, k, k, x, y,
+                                   np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+        stats[N_SADDLE if pure else N_LP] += 1  # the root's game
+        x, y = x[:k], y[:k]
+        p1_ev, p2_ev = values @ y, x @ values
+        p1_cows = float(x @ aux @ y)
     return NashResult(float(value), position.hand, p2_hand, tuple(map(float, x)),
-                      tuple(map(float, y)), tuple(map(float, values @ y)),
-                      tuple(map(float, x @ values)), p1_cows, p1_cows - float(value),
+                      tuple(map(float, y)), tuple(map(float, p1_ev)),
+                      tuple(map(float, p2_ev)), p1_cows, p1_cows - float(value),
                       int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
                       int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), run.seconds,
                       values, run.stored, run.table_bytes, run.workers,
@@ -1299,17 +1479,29 @@ def _root_result(position: Position, run: _CellRun) -> NashResult:
 
 def nash_from_cells(position: Position,
                     cells: Mapping[tuple[int, int], tuple[float, float]],
-                    seconds: float = 0.0, resumed: int = 0) -> NashResult:
-    """The equilibrium of ``position`` from all its root cells solved elsewhere
-    ({(i, j): (value, player 1's cows)}, solve_root_cells'); the search's counts are
-    zero (they stayed with the cells' solves); ``resumed``: the cells a checkpoint gave."""
+                    seconds: float = 0.0, resumed: int = 0, root: str = ROOT_ALL) -> NashResult:
+    """The equilibrium of ``position`` from its root cells solved elsewhere
+    ({(i, j): (value, player 1's cows)}, solve_root_cells'): all of them, or with
+    ``root=ROOT_NEEDED`` the root oracle's equilibrium from those it needs; the search's
+    counts are zero (they stayed with the cells' solves); ``resumed``: the cells a
+    checkpoint gave."""
     check_nash_position(position)
     k = position.cards_left
-    missing = [(i, j) for i in range(k) for j in range(k) if (i, j) not in cells]
-    if missing:
-        raise ValueError(f"{len(missing)} of {k * k} root cells are missing, e.g. {missing[0]}")
-    values, aux = np.zeros((k, k)), np.zeros((k, k))
+    values, aux = np.full((k, k), np.nan), np.full((k, k), np.nan)
+    solved = np.zeros((k, k), np.bool_)
     for (i, j), (value, cows) in cells.items():
-        values[i, j], aux[i, j] = value, cows
+        values[i, j], aux[i, j], solved[i, j] = value, cows, True
+    answer = None
+    if root == ROOT_NEEDED:
+        step = root_oracle(values, solved)
+        if step.answer is None:
+            raise ValueError(f"{len(step.cells)} more root cells are needed, e.g. "
+                             f"{step.cells[0]}")
+        answer = step.answer
+    else:
+        missing = [(i, j) for i in range(k) for j in range(k) if not solved[i, j]]
+        if missing:
+            raise ValueError(f"{len(missing)} of {k * k} root cells are missing, e.g. "
+                             f"{missing[0]}")
     return _root_result(position, _CellRun(values, aux, np.zeros(STATS_STRIDE, np.int64), 0,
-                                           0, False, 0, seconds, resumed))
+                                           0, False, 0, seconds, resumed, answer))
