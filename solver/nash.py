@@ -98,16 +98,21 @@ ORACLE_TOLERANCE = 1e-12
 # ---------------------------------------------------------------- encodings and frames
 
 MAX_ALTERNATIONS = 3          # best-reply rounds before a state builds every cell
-PHASE_ROW, PHASE_COLUMN, PHASE_FULL, PHASE_SADDLE = 0, 1, 2, 3
+PHASE_ROW, PHASE_COLUMN, PHASE_FULL, PHASE_SADDLE, PHASE_ORACLE = 0, 1, 2, 3, 4
 # what _next_cell answers when a state is decided (cells are >= 0)
-NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT = -1, -2, -3, -4
+NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT, NASH_ORACLE = -1, -2, -3, -4, -5
+# States of at least this many cards each go on from their best replies by a double
+# oracle (PHASE_ORACLE: only the cells its proof needs) instead of building every cell;
+# NO_ORACLE turns it off (the search before it)
+ORACLE_FROM = 5
+NO_ORACLE = HAND_SIZE + 1
 # windows shift by each leaf's cows, so a bound comes back rounded: within SLACK it counts
 # as reached (else a cell could be searched again in the same window for ever)
 SLACK = 1e-12
 # stats[] slots
 (N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED,
- N_REPLACED, N_DROPPED) = range(11)
-N_SLOTS = 11
+ N_REPLACED, N_DROPPED, N_ORACLE) = range(12)
+N_SLOTS = 12
 LEVEL_BASE = 16      # stats[LEVEL_BASE + k]: states of k cards each stored (k <= HAND_SIZE)
 ABORT_NODES, ABORT_FULL, ABORT_STOP = 1, 2, 3
 # control[] slots, shared by the workers: stop flag, entries stored, the most entries
@@ -131,10 +136,12 @@ LEAVES = LEAF_BASE * LEAF_BASE
 # integer columns (frame[f, F_*]) and one of float columns (bounds[f, B_*]), beside
 # per-frame arrays (rows, cards, cell values, leaves).
 (F_PHASE, F_ROW, F_COLUMN, F_ALTERNATIONS, F_UPPER_ROW, F_LOWER_COLUMN,  # the schedule
- F_CELL, F_LEAF, F_LOW_OPTIONS, F_LOW_OWNER, F_HIGH_OWNER) = range(11)
-FRAME_COLUMNS = 11
+ F_CELL, F_LEAF, F_LOW_OPTIONS, F_LOW_OWNER, F_HIGH_OWNER,
+ F_ORACLE_ROWS, F_ORACLE_COLUMNS) = range(13)
+FRAME_COLUMNS = 13
 # F_PHASE..F_LOWER_COLUMN: the phase, the row r and column c of the best replies, rounds
 # done, the row that gave the upper bound and the column that gave the lower one.
+# F_ORACLE_ROWS / F_ORACLE_COLUMNS: the double oracle's restricted game, as bit masks.
 (B_ALPHA, B_BETA,            # the state's window
  B_LOWER, B_UPPER,           # its value's proven bounds
  B_CELL_ALPHA, B_CELL_BETA,  # the window of the cell being built
@@ -358,8 +365,128 @@ def _decided(frame, bounds, f, alpha, beta):
     return 0
 
 
+@jit
+def oracle_work():
+    """Scratch arrays of the double oracle inside the search (_next_cell's ``work``):
+    the restricted game, its strategies over every card (xs, ys), the simplex's
+    strategies and tableau."""
+    return (np.zeros((HAND_SIZE, HAND_SIZE)), np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
+            np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
+            np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+
+
 @jit_inline
-def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window):
+def _restricted_game(lower, frame, f, k, work):
+    """The value of state f's restricted game (the rows and columns of its oracle masks,
+    every cell exact); its strategies over all k cards into work's xs, ys."""
+    game, xs, ys, x, y, tableau = work
+    rows, columns = frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS]
+    m, n = 0, 0
+    for a in range(k):
+        if rows >> a & 1:
+            n = 0
+            for b in range(k):
+                if columns >> b & 1:
+                    game[m, n] = lower[f, a, b]
+                    n += 1
+            m += 1
+    value, _ = _matrix_game(game, m, n, x, y, tableau)
+    m = 0
+    for a in range(k):
+        xs[a] = 0.0
+        if rows >> a & 1:
+            xs[a] = max(x[m], 0.0)  # the simplex's duals may come out -1e-17
+            m += 1
+    n = 0
+    for b in range(k):
+        ys[b] = 0.0
+        if columns >> b & 1:
+            ys[b] = max(y[n], 0.0)
+            n += 1
+    return value
+
+
+@jit
+def _oracle_next(lower, upper, frame, f, k, work):
+    """State f's double oracle (PHASE_ORACLE; every cell it has built is exact): the next
+    cell its proof needs, or NASH_ORACLE when its restricted game's equilibrium is the
+    state's. The restricted game's cells first; then each card of the other side
+    against a strategy's support (its lines must be whole); then each side's best reply
+    joins the game when it beats the game's value by more than ORACLE_TOLERANCE (as
+    root_oracle, which does this for the root's cells in Python)."""
+    xs, ys = work[1], work[2]
+    while True:
+        rows, columns = frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS]
+        for a in range(k):
+            if rows >> a & 1:
+                for b in range(k):
+                    if columns >> b & 1 and lower[f, a, b] != upper[f, a, b]:
+                        return cell_code(a, b)
+        value = _restricted_game(lower, frame, f, k, work)
+        for b in range(k):
+            if ys[b] > 0.0:
+                for a in range(k):
+                    if lower[f, a, b] != upper[f, a, b]:
+                        return cell_code(a, b)
+        for a in range(k):
+            if xs[a] > 0.0:
+                for b in range(k):
+                    if lower[f, a, b] != upper[f, a, b]:
+                        return cell_code(a, b)
+        best_row, row_value = 0, math.inf
+        for a in range(k):
+            total = 0.0
+            for b in range(k):
+                if ys[b] > 0.0:
+                    total += ys[b] * lower[f, a, b]
+            if total < row_value:
+                best_row, row_value = a, total
+        best_column, column_value = 0, -math.inf
+        for b in range(k):
+            total = 0.0
+            for a in range(k):
+                if xs[a] > 0.0:
+                    total += xs[a] * lower[f, a, b]
+            if total > column_value:
+                best_column, column_value = b, total
+        grew = False
+        if row_value < value - ORACLE_TOLERANCE and not rows >> best_row & 1:
+            frame[f, F_ORACLE_ROWS] = rows | 1 << best_row
+            grew = True
+        if column_value > value + ORACLE_TOLERANCE and not columns >> best_column & 1:
+            frame[f, F_ORACLE_COLUMNS] = columns | 1 << best_column
+            grew = True
+        if not grew:
+            return NASH_ORACLE
+
+
+@jit_inline
+def _start_oracle(lower, upper, frame, f, k):
+    """State f leaves its best replies for the double oracle: its restricted game is
+    every row and every column it has built whole (at least the last best replies)."""
+    rows, columns = 0, 0
+    for a in range(k):
+        whole = True
+        for b in range(k):
+            if lower[f, a, b] != upper[f, a, b]:
+                whole = False
+                break
+        if whole:
+            rows |= 1 << a
+    for b in range(k):
+        whole = True
+        for a in range(k):
+            if lower[f, a, b] != upper[f, a, b]:
+                whole = False
+                break
+        if whole:
+            columns |= 1 << b
+    frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS] = rows, columns
+    frame[f, F_PHASE] = PHASE_ORACLE
+
+
+@jit_inline
+def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window, oracle_from, work):
     """What state f does next: (cell, cell alpha, cell beta) to build a cell, or
     (NASH_SADDLE / NASH_FULL / NASH_BOUND, 0, 0) when it is decided.
 
@@ -370,11 +497,19 @@ def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window):
     the state's value from above (bounds[f, B_UPPER]), a column's minimum from below
     (B_LOWER): when they meet it is a pure saddle point, when one passes the state's
     window (alpha, beta) the caller has its answer. After MAX_ALTERNATIONS rows every
-    cell is made exact and the matrix game solved (NASH_FULL). The schedule lives in
-    frame[f, F_PHASE..F_LOWER_COLUMN]. Without ``window`` every cell is built exactly.
+    cell is made exact and the matrix game solved (NASH_FULL), or, without ``window`` in
+    a state of at least ``oracle_from`` cards each (not the root), a double oracle
+    builds the cells its proof needs (_oracle_next; NASH_ORACLE; ``work``: its scratch
+    arrays). The schedule lives in frame[f, F_PHASE..F_LOWER_COLUMN] (and the oracle's
+    masks). Without ``window`` every cell is built exactly.
     """
     while True:
         phase = frame[f, F_PHASE]
+        if phase == PHASE_ORACLE:
+            cell = _oracle_next(lower, upper, frame, f, k, work)
+            if cell >= 0:
+                return cell, -math.inf, math.inf
+            return NASH_ORACLE, 0.0, 0.0
         if phase == PHASE_FULL:
             for a in range(k):
                 for b in range(k):
@@ -432,7 +567,10 @@ def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window):
         if bottom > bounds[f, B_LOWER]:
             bounds[f, B_LOWER], frame[f, F_LOWER_COLUMN] = bottom, c
         frame[f, F_ALTERNATIONS] += 1
-        if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
+        if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS and not window and k >= oracle_from \
+                and f > 0:
+            _start_oracle(lower, upper, frame, f, k)
+        elif frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
             frame[f, F_PHASE] = PHASE_FULL
         else:
             frame[f, F_PHASE], frame[f, F_ROW] = PHASE_ROW, r
@@ -450,7 +588,8 @@ def _enter_cell(frame, bounds, f, cell, cell_alpha, cell_beta):
 
 
 @jit_inline
-def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k, window):
+def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k, window, oracle_from,
+                 work):
     """A new state f (its window already in bounds[f]): every cell unknown (the root:
     cells another worker builds count as 0), the schedule at its start, then its
     first cell."""
@@ -466,7 +605,8 @@ def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k, window):
                 if not root_cells[i, j]:
                     lower[0, i, j] = upper[0, i, j] = cows[0, i, j] = 0.0
     cell, cell_alpha, cell_beta = _next_cell(lower, upper, frame, bounds, f, k,
-                                             bounds[f, B_ALPHA], bounds[f, B_BETA], window)
+                                             bounds[f, B_ALPHA], bounds[f, B_BETA], window,
+                                             oracle_from, work)
     _enter_cell(frame, bounds, f, cell, cell_alpha, cell_beta)
 
 
@@ -664,9 +804,21 @@ def _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys, leaf_rows, 
 
 
 @jit_inline
-def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stats):
+def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stats, work):
     """(lower, upper, player 1's cows or NaN) of decided state f: a bound past its
-    window (NASH_BOUND), its saddle cell (NASH_SADDLE) or its matrix game (NASH_FULL)."""
+    window (NASH_BOUND), its saddle cell (NASH_SADDLE), its matrix game (NASH_FULL) or
+    its double oracle's restricted game (NASH_ORACLE)."""
+    if decision == NASH_ORACLE:
+        value = _restricted_game(lower, frame, f, k, work)
+        stats[N_ORACLE] += 1
+        xs, ys = work[1], work[2]
+        total = 0.0
+        for i in range(k):
+            if xs[i] > 0.0:
+                for j in range(k):
+                    if ys[j] > 0.0:
+                        total += xs[i] * ys[j] * cows[f, i, j]
+        return value, value, total
     if decision == NASH_BOUND:
         stats[N_CUT] += 1
         return bounds[f, B_LOWER], bounds[f, B_UPPER], math.nan
@@ -749,9 +901,8 @@ def _replace(entries, values, key, width, value, cows, control, stats, k, layout
 
 
 @jit
-def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, root_cells,
-           entries,
-           values, control, max_nodes, stats, root_value, root_aux):
+def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, oracle_from,
+           root_cells, entries, values, control, max_nodes, stats, root_value, root_aux):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
     root's cell values and player 1's cows into root_value / root_aux.
 
@@ -768,7 +919,8 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
     search stops with ABORT_FULL (the caller doubles the table and calls again; every
     stored state is kept). control[C_STOP] != 0 stops it too (ABORT_STOP). The root
     builds the cells flagged in ``root_cells`` (other cells count as 0): the caller
-    splits the root between workers and solves its matrix game.
+    splits the root between workers and solves its matrix game. States of at least
+    ``oracle_from`` cards each finish by a double oracle (_next_cell).
     """
     k0 = hand1.shape[0]
     levels = k0 + 1
@@ -796,6 +948,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
     high_scratch = np.zeros((ROW_COUNT, 4), np.int64)
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
+    work = oracle_work()
     key = np.zeros(width, np.int64)
     order = np.zeros(ROW_COUNT, np.int64)
 
@@ -816,7 +969,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
             fresh = False
             stats[N_STATES] += 1
             _start_state(frame, bounds, cell_lower, cell_upper, cell_cows, root_cells, f, k,
-                         window)
+                         window, oracle_from, work)
         cell = frame[f, F_CELL]
         p1_card, p2_card = p1_hand[f, cell_row(cell)], p2_hand[f, cell_column(cell)]
         if frame[f, F_LEAF] < 0:  # expand the current cell
@@ -873,7 +1026,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
             frame[f, F_HIGH_OWNER], leaf_lower, leaf_upper, leaf_total)
         decision, cell_alpha, cell_beta = _next_cell(
             cell_lower, cell_upper, frame, bounds, f, k, bounds[f, B_ALPHA], bounds[f, B_BETA],
-            window)
+            window, oracle_from, work)
         if decision >= 0:
             _enter_cell(frame, bounds, f, decision, cell_alpha, cell_beta)
             continue
@@ -883,7 +1036,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
             root_aux[:k, :k] = cell_cows[0, :k, :k]
             return
         lower, upper, cows = _state_value(decision, frame, bounds, cell_lower, cell_cows, f, k,
-                                          x, y, tableau, stats)
+                                          x, y, tableau, stats, work)
         if k >= memo_from:
             aborted, unreported = _store_state(entries, values, keys[f], width, lower, upper,
                                                cows, control, stats, unreported, k,
@@ -1060,7 +1213,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
                compact: bool | None = None, replace: bool = False,
                known: Mapping[tuple[int, int], tuple[float, float]] | None = None,
                on_cell: Callable[[int, int, float, float], None] | None = None,
-               root: str = ROOT_ALL) -> NashResult:
+               root: str = ROOT_ALL, oracle_from: int = ORACLE_FROM) -> NashResult:
     """Solve the equilibrium of the rest of the round.
 
     The root's cells (player 1's card, player 2's card) are handed out one at a time
@@ -1087,7 +1240,9 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     cells a double oracle needs (root_oracle: at 7 cards each 50-95% of them, measured in
     benchmarks/nash.py --root-cells); the result's ``matrix`` then holds NaN for the
     others, and its strategies are the oracle's equilibrium, the same value as the whole
-    matrix's (another equilibrium where the game has several).
+    matrix's (another equilibrium where the game has several). States below the root of
+    at least ``oracle_from`` cards each finish by a double oracle too (ORACLE_FROM;
+    NO_ORACLE: every cell of a mixed state built, the search before it).
 
     >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -1100,7 +1255,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
         raise ValueError(f"root cells: {root!r} is not one of {', '.join(ROOT_CELLS)}")
     run = _solve_cells(position, None, memory, max_nodes, window, workers, time_limit,
                        progress, memo_from, spill, compact, replace, known, on_cell,
-                       root == ROOT_NEEDED)
+                       root == ROOT_NEEDED, oracle_from)
     return _root_result(position, run)
 
 
@@ -1282,7 +1437,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                  compact: bool | None, replace: bool,
                  known: Mapping[tuple[int, int], tuple[float, float]] | None,
                  on_cell: Callable[[int, int, float, float], None] | None,
-                 oracle: bool = False) -> _CellRun:
+                 oracle: bool = False, oracle_from: int = ORACLE_FROM) -> _CellRun:
     """The root cells of solve_nash (``only``: these cells alone; None: all of them, or
     with ``oracle`` those root_oracle asks for), with its options: the table planned, the
     workers run, the stops raised."""
@@ -1315,7 +1470,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     alone = max(first, largest)  # the first table is allocated alone
     args = (row_table(position.rows), np.asarray(position.hand, np.int64),
             np.asarray(p2_hand, np.int64), position.professional, layout, memo_from,
-            window, compact)
+            window, compact, oracle_from)
     if not _solve.signatures:  # compile or load first: times are the search's
         small = Table(16, width, VALUE_WORDS, compact)
         _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,

@@ -146,7 +146,7 @@ def schedule(matrix, phase=nash.PHASE_ROW, window=False, alpha=-math.inf, beta=m
     fr["frame"][0, nash.F_PHASE] = phase
     fr["bounds"][0, nash.B_LOWER], fr["bounds"][0, nash.B_UPPER] = -math.inf, math.inf
     decision = nash._next_cell(fr["lower"], fr["upper"], fr["frame"], fr["bounds"], 0, k,
-                               alpha, beta, window)
+                               alpha, beta, window, nash.NO_ORACLE, nash.oracle_work())
     return decision, fr
 
 
@@ -173,12 +173,12 @@ def test_next_cell_asks_for_unknown_cells_and_windows():
     fr["lower"][0, :2, :2], fr["upper"][0, :2, :2] = -math.inf, math.inf
     fr["frame"][0, nash.F_PHASE] = nash.PHASE_FULL
     cell, a, b = nash._next_cell(fr["lower"], fr["upper"], fr["frame"], fr["bounds"], 0, 2,
-                                 -math.inf, math.inf, False)
+                                 -math.inf, math.inf, False, nash.NO_ORACLE, nash.oracle_work())
     assert cell == nash.cell_code(0, 0) and (a, b) == (-math.inf, math.inf)
     fr["lower"][0, 0, 0] = fr["upper"][0, 0, 0] = 3.0
     fr["frame"][0, nash.F_PHASE] = nash.PHASE_ROW
     cell, a, b = nash._next_cell(fr["lower"], fr["upper"], fr["frame"], fr["bounds"], 0, 2,
-                                 0.0, 10.0, True)
+                                 0.0, 10.0, True, nash.NO_ORACLE, nash.oracle_work())
     assert cell == nash.cell_code(0, 1) and (a, b) == (3.0, 10.0)  # only above row 0's best
 
 
@@ -200,14 +200,14 @@ def test_start_and_enter_state():
     root_cells = np.zeros((2, 2), np.bool_)
     root_cells[1, 0] = True
     nash._start_state(fr["frame"], fr["bounds"], fr["lower"], fr["upper"], fr["cows"],
-                      root_cells, 0, 2, False)
+                      root_cells, 0, 2, False, nash.ORACLE_FROM, nash.oracle_work())
     assert fr["frame"][0, nash.F_PHASE] == nash.PHASE_FULL
     assert fr["frame"][0, nash.F_CELL] == nash.cell_code(1, 0)  # the only cell to build
     assert fr["frame"][0, nash.F_LEAF] == -1
     assert fr["lower"][0, 0, 0] == fr["upper"][0, 0, 0] == 0.0
     fr["bounds"][1, nash.B_ALPHA], fr["bounds"][1, nash.B_BETA] = -math.inf, math.inf
     nash._start_state(fr["frame"], fr["bounds"], fr["lower"], fr["upper"], fr["cows"],
-                      root_cells, 1, 1, False)
+                      root_cells, 1, 1, False, nash.ORACLE_FROM, nash.oracle_work())
     assert fr["frame"][1, nash.F_PHASE] == nash.PHASE_ROW
     assert fr["frame"][1, nash.F_CELL] == nash.cell_code(0, 0)
 
@@ -248,7 +248,8 @@ def test_state_value_each_decision():
     stats = np.zeros(nash.N_SLOTS, np.int64)
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
     tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
-    args = (fr["frame"], fr["bounds"], fr["lower"], fr["cows"], 0, 2, x, y, tableau, stats)
+    args = (fr["frame"], fr["bounds"], fr["lower"], fr["cows"], 0, 2, x, y, tableau, stats,
+            nash.oracle_work())
     assert nash._state_value(nash.NASH_FULL, *args) == pytest.approx((0.5, 0.5, 1.0))
     assert stats[nash.N_LP] == 1
     fr["frame"][0, nash.F_ROW], fr["frame"][0, nash.F_COLUMN] = 0, 1
@@ -286,3 +287,71 @@ def test_store_state_and_stored_answer():
     aborted, unreported = nash._store_state(e, v, np.array([4, 5, 6], np.int64), 3, 1.0, 1.0,
                                             1.0, control, stats, 0, 3, False, LAYOUT)
     assert aborted and unreported == 0 and control[nash.C_STOP] == nash.ABORT_FULL
+
+
+def oracle_search(game, oracle_from=nash.ORACLE_FROM, f=1):
+    """The schedule of state f (1: not the root) of len(game) cards each, every cell built
+    (made exact) only when _next_cell asks for it: (its value, cells built, the
+    decision)."""
+    k = len(game)
+    fr = frames()
+    work = nash.oracle_work()
+    fr["lower"][f, :k, :k], fr["upper"][f, :k, :k] = -math.inf, math.inf
+    fr["bounds"][f, nash.B_LOWER], fr["bounds"][f, nash.B_UPPER] = -math.inf, math.inf
+    fr["frame"][f, nash.F_PHASE] = nash.PHASE_ROW
+    built = 0
+    while True:
+        decision, _, _ = nash._next_cell(fr["lower"], fr["upper"], fr["frame"], fr["bounds"],
+                                         f, k, -math.inf, math.inf, False, oracle_from, work)
+        if decision < 0:
+            break
+        a, b = nash.cell_row(decision), nash.cell_column(decision)
+        assert fr["lower"][f, a, b] != fr["upper"][f, a, b]  # never built twice
+        fr["lower"][f, a, b] = fr["upper"][f, a, b] = game[a][b]
+        fr["cows"][f, a, b] = 1.0
+        built += 1
+    stats = np.zeros(nash.N_SLOTS, np.int64)
+    value, upper, cows = nash._state_value(decision, fr["frame"], fr["bounds"], fr["lower"],
+                                           fr["cows"], f, k, np.zeros(HAND_SIZE),
+                                           np.zeros(HAND_SIZE),
+                                           np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)), stats,
+                                           work)
+    assert value == upper and cows == pytest.approx(1.0)  # the strategies' weights sum to 1
+    return value, built, decision
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_oracle_inside_the_search_gives_the_games_value(seed):
+    """Random mixed games of 5-10 cards: the oracle's value is the whole matrix's (the
+    simplex on every cell), and it builds no more cells than the whole matrix."""
+    rng = np.random.default_rng(seed)
+    oracles, fewer = 0, 0
+    for _ in range(40):
+        k = int(rng.integers(nash.ORACLE_FROM, HAND_SIZE + 1))
+        game = (rng.integers(-3, 4, size=(k, k)).astype(float) if rng.random() < 0.5
+                else rng.normal(size=(k, k)))
+        whole = np.ascontiguousarray(game)
+        value, _ = nash._matrix_game(whole, k, k, np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
+                                     np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+        got, built, decision = oracle_search(game)
+        assert got == pytest.approx(value, abs=1e-9)
+        assert built <= k * k
+        oracles += decision == nash.NASH_ORACLE
+        fewer += built < k * k
+        old, old_built, old_decision = oracle_search(game, oracle_from=nash.NO_ORACLE)
+        assert old == pytest.approx(value, abs=1e-9)
+        assert old_decision in (nash.NASH_FULL, nash.NASH_SADDLE)
+        if old_decision == nash.NASH_FULL:
+            assert decision in (nash.NASH_ORACLE, nash.NASH_SADDLE) and old_built == k * k
+    assert oracles > 10 and fewer > 10  # mixed games are common, and cells are saved
+
+
+def test_oracle_not_used_below_its_size_nor_at_the_root():
+    game = [[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]]  # mixed
+    value, built, decision = oracle_search(game)
+    assert decision == nash.NASH_FULL and built == 9 and value == pytest.approx(0.0)
+    cyclic = [[float((b - a) % 5 in (1, 2)) - float((b - a) % 5 in (3, 4)) for b in range(5)]
+              for a in range(5)]  # a mixed 5-card game: the oracle below the root only
+    assert oracle_search(cyclic)[2] == nash.NASH_ORACLE
+    value, built, decision = oracle_search(cyclic, f=0)
+    assert decision == nash.NASH_FULL and built == 25 and value == pytest.approx(0.0)
