@@ -104,7 +104,7 @@ NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT, NASH_ORACLE = -1, -2, -3, -4, -5
 # States of at least this many cards each go on from their best replies by a double
 # oracle (PHASE_ORACLE: only the cells its proof needs) instead of building every cell;
 # NO_ORACLE turns it off (the search before it)
-ORACLE_FROM = 5
+ORACLE_FROM = 4
 NO_ORACLE = HAND_SIZE + 1
 # windows shift by each leaf's cows, so a bound comes back rounded: within SLACK it counts
 # as reached (else a cell could be searched again in the same window for ever)
