@@ -404,7 +404,9 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
         e = analysis.extra
         lines.append(f"game value {analysis.value:.4f} (your cows minus player 2's); under the "
                      f"equilibrium you expect {e['p1_expected_cows']:.3f} cows, player 2 "
-                     f"{e['p2_expected_cows']:.3f}; states decided: {e['matrix_games']:,} by LP, "
+                     f"{e['p2_expected_cows']:.3f}; states decided: {e['matrix_games']:,} by LP"
+                     + (f" ({e['oracle_games']:,} of them by a double oracle)"
+                        if e.get('oracle_games') else "") + ", "
                      f"{e['saddle_points']:,} by a saddle point of the whole matrix, "
                      f"{e['best_reply_saddles']:,} by best replies"
                      + (f", {e['bound_cutoffs']:,} by a bound (alpha-beta)"

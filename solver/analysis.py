@@ -238,7 +238,8 @@ def from_nash(position: Position, r: nash.NashResult) -> Analysis:
                   for i in order)
     extra = {"game_value": r.value, "p1_expected_cows": r.p1_cows,
              "p2_expected_cows": r.p2_cows, "states": r.states,
-             "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
+             "matrix_games": r.matrix_games, "oracle_games": r.oracle_games,
+             "saddle_points": r.saddle_points,
              "best_reply_saddles": r.best_reply_saddles, "bound_cutoffs": r.bound_cutoffs,
              "exploitability": r.exploitability, "workers": r.workers,
              "table_bytes": r.table_bytes,

@@ -40,6 +40,7 @@ from .game import deal_position, play_random_turns
 from .nash import (
     DEFAULT_MEMORY,
     ROOT_ALL,
+    ROOT_CELLS,
     ROOT_NEEDED,
     NashResult,
     largest_fitting_k,
@@ -76,7 +77,8 @@ def solution_json(position: Position, r: NashResult, **about: Any) -> dict:
                        for row in r.matrix],  # None: a cell the root's oracle never needed
             "exploitability": r.exploitability,
             "solve": {"states": r.states, "stored": r.stored, "levels": list(r.levels),
-                      "matrix_games": r.matrix_games, "saddle_points": r.saddle_points,
+                      "matrix_games": r.matrix_games, "oracle_games": r.oracle_games,
+                      "saddle_points": r.saddle_points,
                       "best_reply_saddles": r.best_reply_saddles,
                       "bound_cutoffs": r.bound_cutoffs, "cells": r.nodes,
                       "seconds": r.seconds, "table_bytes": r.table_bytes,
@@ -113,7 +115,17 @@ def load_solution(path: str, position: Position) -> NashResult:
         value = float(data["value"])
         p1_cows = float(data["p1_expected_cows"])
         solve = data.get("solve", {})
-    except (KeyError, TypeError, ValueError, NimmtError) as e:
+        if not isinstance(solve, dict):
+            raise TypeError("solve is not an object")
+        counts = {name: int(solve.get(name, 0)) for name in
+                  ("states", "matrix_games", "saddle_points", "best_reply_saddles",
+                   "bound_cutoffs", "cells", "stored", "table_bytes", "oracle_games")}
+        seconds = float(solve.get("seconds", 0.0))
+        workers = int(solve.get("workers", 1))
+        levels = tuple(int(n) for n in solve.get("levels", ()))
+        on_disk = bool(solve.get("on_disk", False))
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError,
+            NimmtError) as e:
         raise _fail(path, f"a field is missing or malformed ({type(e).__name__}: {e})") from None
     if format_position(solved) != format_position(position):
         raise _fail(path, f"it solves another position ({format_position(solved)})")
@@ -123,8 +135,9 @@ def load_solution(path: str, position: Position) -> NashResult:
             or [c for c, _ in p2] != list(position.hands[1] or ())):
         raise _fail(path, "its strategies or cells do not match the position's hands")
     x, y = np.array([f for _, f in p1]), np.array([f for _, f in p2])
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        raise _fail(path, "its strategies are not numbers")
+    if not (np.isfinite(x).all() and np.isfinite(y).all() and math.isfinite(value)
+            and math.isfinite(p1_cows)):
+        raise _fail(path, "its value, cows or strategies are not numbers")
     # every card against the other side's strategy: the cells it plays must be solved
     p1_ev, p2_ev = ((matrix @ y, x @ matrix) if np.isfinite(matrix).all()
                     else replies(matrix, x, y))
@@ -132,13 +145,11 @@ def load_solution(path: str, position: Position) -> NashResult:
         raise _fail(path, "a cell its strategies play is missing (null)")
     r = NashResult(value, tuple(c for c, _ in p1), tuple(c for c, _ in p2), tuple(map(float, x)),
                    tuple(map(float, y)), tuple(map(float, p1_ev)), tuple(map(float, p2_ev)),
-                   p1_cows, p1_cows - value, int(solve.get("states", 0)),
-                   int(solve.get("matrix_games", 0)), int(solve.get("saddle_points", 0)),
-                   int(solve.get("best_reply_saddles", 0)), int(solve.get("bound_cutoffs", 0)),
-                   int(solve.get("cells", 0)), float(solve.get("seconds", 0.0)), matrix,
-                   int(solve.get("stored", 0)), int(solve.get("table_bytes", 0)),
-                   int(solve.get("workers", 1)), tuple(solve.get("levels", ())),
-                   bool(solve.get("on_disk", False)))
+                   p1_cows, p1_cows - value, counts["states"], counts["matrix_games"],
+                   counts["saddle_points"], counts["best_reply_saddles"],
+                   counts["bound_cutoffs"], counts["cells"], seconds, matrix, counts["stored"],
+                   counts["table_bytes"], workers, levels, on_disk,
+                   oracle_games=counts["oracle_games"])
     if (not math.isclose(x.sum(), 1.0, abs_tol=CONSISTENT)
             or not math.isclose(y.sum(), 1.0, abs_tol=CONSISTENT)
             or (x < -CONSISTENT).any() or (y < -CONSISTENT).any()
@@ -231,6 +242,8 @@ def solve_by_cells(position: Position, backend: Backend | None = None,
     equilibrium is too. ``root=ROOT_NEEDED``: only the cells the root's double oracle
     needs (solver.nash.root_oracle), in rounds: each round's batch is the cells it asks
     for next. Raises CellsStopped when Ctrl-C or ``time_limit`` stops it first."""
+    if root not in ROOT_CELLS:
+        raise ValueError(f"root cells: {root!r} is not one of {', '.join(ROOT_CELLS)}")
     k = position.cards_left
     cells: dict[tuple[int, int], tuple[float, float]] = dict(checkpoint.cells if checkpoint
                                                              else {})

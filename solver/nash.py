@@ -433,8 +433,10 @@ def _oracle_next(lower, upper, frame, f, k, work):
                 for b in range(k):
                     if lower[f, a, b] != upper[f, a, b]:
                         return cell_code(a, b)
-        best_row, row_value = 0, math.inf
+        best_row, row_value = 0, math.inf  # the best replies not yet in the game
         for a in range(k):
+            if rows >> a & 1:
+                continue
             total = 0.0
             for b in range(k):
                 if ys[b] > 0.0:
@@ -443,6 +445,8 @@ def _oracle_next(lower, upper, frame, f, k, work):
                 best_row, row_value = a, total
         best_column, column_value = 0, -math.inf
         for b in range(k):
+            if columns >> b & 1:
+                continue
             total = 0.0
             for a in range(k):
                 if xs[a] > 0.0:
@@ -450,10 +454,10 @@ def _oracle_next(lower, upper, frame, f, k, work):
             if total > column_value:
                 best_column, column_value = b, total
         grew = False
-        if row_value < value - ORACLE_TOLERANCE and not rows >> best_row & 1:
+        if row_value < value - ORACLE_TOLERANCE:
             frame[f, F_ORACLE_ROWS] = rows | 1 << best_row
             grew = True
-        if column_value > value + ORACLE_TOLERANCE and not columns >> best_column & 1:
+        if column_value > value + ORACLE_TOLERANCE:
             frame[f, F_ORACLE_COLUMNS] = columns | 1 << best_column
             grew = True
         if not grew:
@@ -1064,7 +1068,7 @@ class NashResult:
     p2_cows: float
     states: int                  # state searches (a state may be searched again, in
     #                              another window)
-    matrix_games: int            # states decided by the simplex
+    matrix_games: int            # states decided by the simplex (whole or restricted game)
     saddle_points: int           # by a pure saddle point of the whole matrix
     best_reply_saddles: int      # by best replies meeting: a pure saddle, few cells built
     bound_cutoffs: int           # answered by a bound outside the state's window
@@ -1080,6 +1084,7 @@ class NashResult:
     replaced: int = 0            # stores over another entry (a replacing table)
     dropped: int = 0             # states not stored: their slots held costlier states
     resumed: int = 0             # root cells taken as given (solve_nash's ``known``)
+    oracle_games: int = 0        # of matrix_games, states decided by their double oracle
 
     @property
     def exploitability(self) -> float:
@@ -1298,8 +1303,8 @@ def root_oracle(values: np.ndarray, known: np.ndarray) -> RootStep:
 
     From player 1's best card against player 2's first (every card against that one
     solved first), it solves the restricted game of the rows and columns added so far,
-    then each side's best reply to the other's strategy over every card; a reply better
-    than the restricted value (by ORACLE_TOLERANCE) joins it, and when neither side has
+    then each side's best reply to the other's strategy among the cards not in it; a
+    reply better than the restricted value (by ORACLE_TOLERANCE) joins it, and when neither side has
     one the restricted equilibrium is the whole game's. It reads only the cells it needs
     (the restricted game's, and each card's against the other side's support) and
     returns those it needs next that are not known. Its path depends on the cells'
@@ -1341,15 +1346,33 @@ def root_oracle(values: np.ndarray, known: np.ndarray) -> RootStep:
             return RootStep(missing, rows, columns)
         p1_ev, p2_ev = replies(values, x, y)
         grew = False
-        best_row, best_column = int(np.argmin(p1_ev)), int(np.argmax(p2_ev))
-        if p1_ev[best_row] < value - ORACLE_TOLERANCE and best_row not in rows:
-            rows.append(best_row)
-            grew = True
-        if p2_ev[best_column] > value + ORACLE_TOLERANCE and best_column not in columns:
-            columns.append(best_column)
-            grew = True
+        outside_rows = [i for i in range(k) if i not in rows]  # the best reply not yet in
+        outside_columns = [j for j in range(k) if j not in columns]
+        if outside_rows:
+            best_row = min(outside_rows, key=lambda i: p1_ev[i])
+            if p1_ev[best_row] < value - ORACLE_TOLERANCE:
+                rows.append(best_row)
+                grew = True
+        if outside_columns:
+            best_column = max(outside_columns, key=lambda j: p2_ev[j])
+            if p2_ev[best_column] > value + ORACLE_TOLERANCE:
+                columns.append(best_column)
+                grew = True
         if not grew:
             return RootStep([], rows, columns, (float(value), x, y))
+
+
+def oracle_cells(values: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The cells root_oracle asks for on its way to its answer (a mask; ``known`` must
+    hold them all): the same whichever other cells were solved, e.g. by a worker that
+    took a cell rather than wait."""
+    asked = np.zeros_like(known)
+    while (step := root_oracle(values, asked)).answer is None:
+        for cell in step.cells:
+            if not known[cell]:
+                raise ValueError(f"root cell {cell} is needed and not solved")
+            asked[cell] = True
+    return asked
 
 
 def replies(values: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1561,6 +1584,8 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                 raise
             if failures:
                 raise failures[0]
+            if schedule.finished():  # (another worker's table may have filled meanwhile)
+                break
             if control[C_STOP] == ABORT_FULL and replace and 2 * table.slots > largest \
                     and not spilled.fits(2 * table.slots, table):
                 control[C_REACH] = REACH  # full: go on replacing (nothing is lost)
@@ -1595,9 +1620,10 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
         table_bytes, on_disk = table.nbytes, table.path is not None
         table.close()
     step = schedule.step()
-    if step is not None:  # the oracle's equilibrium; the cells it never needed: NaN
-        values[~solved_mask] = np.nan
-        aux[~solved_mask] = np.nan
+    if step is not None:  # the oracle's equilibrium; the cells it never asked for: NaN
+        asked = oracle_cells(values, solved_mask)
+        values[~asked] = np.nan
+        aux[~asked] = np.nan
     return _CellRun(values, aux, stats, int(control[C_USED]), table_bytes, on_disk, workers,
                     time.perf_counter() - start, len(given),
                     None if step is None else step.answer)
@@ -1625,11 +1651,12 @@ def _root_result(position: Position, run: _CellRun) -> NashResult:
     return NashResult(float(value), position.hand, p2_hand, tuple(map(float, x)),
                       tuple(map(float, y)), tuple(map(float, p1_ev)),
                       tuple(map(float, p2_ev)), p1_cows, p1_cows - float(value),
-                      int(stats[N_STATES]), int(stats[N_LP]), int(stats[N_SADDLE]),
-                      int(stats[N_REPLY]), int(stats[N_CUT]), int(stats[N_CELLS]), run.seconds,
-                      values, run.stored, run.table_bytes, run.workers,
-                      tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]), run.on_disk,
-                      int(stats[N_REPLACED]), int(stats[N_DROPPED]), run.resumed)
+                      int(stats[N_STATES]), int(stats[N_LP] + stats[N_ORACLE]),
+                      int(stats[N_SADDLE]), int(stats[N_REPLY]), int(stats[N_CUT]),
+                      int(stats[N_CELLS]), run.seconds, values, run.stored, run.table_bytes,
+                      run.workers, tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]),
+                      run.on_disk, int(stats[N_REPLACED]), int(stats[N_DROPPED]), run.resumed,
+                      int(stats[N_ORACLE]))
 
 
 def nash_from_cells(position: Position,
@@ -1653,6 +1680,8 @@ def nash_from_cells(position: Position,
             raise ValueError(f"{len(step.cells)} more root cells are needed, e.g. "
                              f"{step.cells[0]}")
         answer = step.answer
+        asked = oracle_cells(values, solved)
+        values[~asked], aux[~asked] = np.nan, np.nan
     else:
         missing = [(i, j) for i in range(k) for j in range(k) if not solved[i, j]]
         if missing:

@@ -23,10 +23,12 @@ from nimmt.solver.deals import (
     solve_by_cells,
     write_solution,
 )
+from nimmt.solver.errors import NashStopped
 from nimmt.solver.game import deal_position
 from nimmt.solver.nash import (
     ROOT_NEEDED,
     nash_from_cells,
+    oracle_cells,
     replies,
     root_oracle,
     solve_nash,
@@ -148,9 +150,8 @@ def test_needed_cells_give_the_full_solves_equilibrium(placement, k, seed):
     assert (whole @ y).min() >= lean.value - FLOAT and (x @ whole).max() <= lean.value + FLOAT
     assert lean.exploitability < FLOAT
     assert lean.p1_ev == pytest.approx(tuple(whole @ y), abs=FLOAT)
-    two = solve_nash(position, workers=2, root=ROOT_NEEDED)  # more cells may be solved
-    assert two.value == lean.value and two.p1_frequency == lean.p1_frequency
-    assert two.p2_frequency == lean.p2_frequency
+    two = solve_nash(position, workers=2, root=ROOT_NEEDED)  # more cells may be solved,
+    assert_same(two, lean)  # but the matrix holds the cells the oracle asked for alone
 
 
 def test_needed_cells_resumed_from_a_checkpoint_and_by_cells(tmp_path):
@@ -202,11 +203,48 @@ def test_solution_with_unsolved_cells_round_trips_and_refuses_holes(tmp_path):
     assert back.value == r.value and back.p1_frequency == r.p1_frequency
     assert back.exploitability < FLOAT
     played = next(j for j, f in enumerate(r.p2_frequency) if f > 0)
-    holed = json.loads(text)
-    holed["matrix"][0][played] = None  # a cell the strategies play
-    write_solution(path, holed)
-    with pytest.raises(NimmtError, match="missing"):
-        load_solution(path, position)
+    for cell in ((0, played),  # a cell of a column player 2 plays
+                 (next(i for i, f in enumerate(r.p1_frequency) if f > 0), 0)):  # a row of p1
+        holed = json.loads(text)
+        holed["matrix"][cell[0]][cell[1]] = None
+        write_solution(path, holed)
+        with pytest.raises(NimmtError, match="missing"):
+            load_solution(path, position)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["matrix"][0].__setitem__(0, 10**400), "malformed"),
+    (lambda d: d["p1_strategy"][0].__setitem__("card", float("inf")), "malformed"),
+    (lambda d: d.__setitem__("solve", []), "malformed"),
+    (lambda d: d["solve"].__setitem__("states", "x"), "malformed"),
+    (lambda d: d["solve"].__setitem__("levels", 5), "malformed"),
+    (lambda d: d.__setitem__("p1_expected_cows", float("nan")), "not numbers"),
+    (lambda d: d.__setitem__("value", float("inf")), "not numbers"),
+])
+def test_solution_bad_fields_are_one_error(tmp_path, change, message):
+    position = dealt(4, 1)
+    data = solution_json(position, solve_nash(position, workers=1))
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(NimmtError, match=message):
+        load_solution(str(path), position)
+
+
+def test_a_time_limit_says_how_many_more_cells_are_needed():
+    position = dealt(7, 1)
+    with pytest.raises(NashStopped, match=r"root cells solved, at least \d+ more needed"):
+        solve_nash(position, workers=1, root=ROOT_NEEDED, time_limit=0.05)
+
+
+def test_oracle_cells_are_those_it_asks_for():
+    game = np.arange(16.0).reshape(4, 4) % 5
+    known = np.ones((4, 4), np.bool_)
+    asked = oracle_cells(game, known)
+    _, revealed = run_oracle(game)
+    np.testing.assert_array_equal(asked, revealed)
+    with pytest.raises(ValueError, match="not solved"):
+        oracle_cells(game, np.zeros((4, 4), np.bool_))
 
 
 def test_cli_solve_deal_root_cells_needed(runner, tmp_path):
@@ -228,3 +266,24 @@ def test_cli_solve_deal_root_cells_needed(runner, tmp_path):
     line = assert_one_line_error(invoke(runner, "solve-deal", "--deals", 2, "-k", 4,
                                         "--root-cells", "needed"))
     assert "--root-cells" in line
+
+
+def test_cli_root_cells_needed_checkpoint_resumed(runner, tmp_path):
+    path = str(tmp_path / "deal.ckpt.json")
+    args = ["solve-deal", "--seed", 4, "-k", 6, "--root-cells", "needed"]
+    fresh = invoke(runner, *args, "--format", "json")
+    assert_ok(fresh)
+    stopped = invoke(runner, *args, "--checkpoint", path, "--time-limit", "0.001")
+    if stopped.exit_code:  # the limit came first (a fast machine may finish before it)
+        line = assert_one_line_error(stopped)
+        assert "stopped at the time limit" in line and path in line
+    resumed = invoke(runner, *args, "--checkpoint", path, "--format", "json")
+    assert_ok(resumed)
+    a, b = json.loads(fresh.output)["solution"], json.loads(resumed.output)["solution"]
+    assert a["value"] == b["value"] and a["matrix"] == b["matrix"]
+    assert a["p1_strategy"] == b["p1_strategy"] and a["p2_strategy"] == b["p2_strategy"]
+    assert None in sum(a["matrix"], [])
+    by_cell = invoke(runner, *args, "--by-cell", "--format", "json")
+    assert_ok(by_cell)
+    c = json.loads(by_cell.output)["solution"]
+    assert c["value"] == a["value"] and c["matrix"] == a["matrix"]
