@@ -367,27 +367,27 @@ def _decided(frame, bounds, f, alpha, beta):
 
 @jit
 def oracle_work():
-    """Scratch arrays of the double oracle inside the search (_next_cell's ``work``):
-    the restricted game, its strategies over every card (xs, ys), the simplex's
-    strategies and tableau."""
+    """Scratch arrays of oracle_step (``work``): the restricted game, its strategies over
+    every card (xs, ys), the simplex's strategies and tableau, and the cells missing."""
     return (np.zeros((HAND_SIZE, HAND_SIZE)), np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
             np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
-            np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
+            np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)),
+            np.zeros(HAND_SIZE * HAND_SIZE, np.int64))
 
 
 @jit_inline
-def _restricted_game(lower, frame, f, k, work):
-    """The value of state f's restricted game (the rows and columns of its oracle masks,
-    every cell exact); its strategies over all k cards into work's xs, ys."""
-    game, xs, ys, x, y, tableau = work
-    rows, columns = frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS]
+def _restricted_game(lower, rows, columns, k, work):
+    """The value of the game ``lower`` restricted to the rows and columns of the bit masks
+    ``rows`` and ``columns`` (its cells exact); its strategies over all k cards into
+    work's xs, ys."""
+    game, xs, ys, x, y, tableau = work[0], work[1], work[2], work[3], work[4], work[5]
     m, n = 0, 0
     for a in range(k):
         if rows >> a & 1:
             n = 0
             for b in range(k):
                 if columns >> b & 1:
-                    game[m, n] = lower[f, a, b]
+                    game[m, n] = lower[a, b]
                     n += 1
             m += 1
     value, _ = _matrix_game(game, m, n, x, y, tableau)
@@ -407,32 +407,45 @@ def _restricted_game(lower, frame, f, k, work):
 
 
 @jit
-def _oracle_next(lower, upper, frame, f, k, work):
-    """State f's double oracle (PHASE_ORACLE; every cell it has built is exact): the next
-    cell its proof needs, or NASH_ORACLE when its restricted game's equilibrium is the
-    state's. The restricted game's cells first; then each card of the other side
-    against a strategy's support (its lines must be whole); then each side's best reply
-    joins the game when it beats the game's value by more than ORACLE_TOLERANCE (as
-    root_oracle, which does this for the root's cells in Python)."""
+def oracle_step(lower, upper, k, masks, work, missing):
+    """One double oracle's step on a k-by-k matrix game (row player minimising) of which
+    a cell is known when lower == upper there (its value); ``masks`` = [rows, columns] of
+    its restricted game as bit masks (grown here). The cells it needs next go into
+    ``missing`` (cell codes) and their count is returned: the restricted game's cells
+    first; then, the restricted game solved, each card against the other side's support
+    (those lines must be whole). Once they are known, each side's best reply among the
+    cards not yet in the game joins it when it beats the game's value by more than
+    ORACLE_TOLERANCE; when neither does, it returns 0 and the restricted equilibrium is
+    the whole game's: its value, with the strategies in work's xs and ys. Both oracles
+    step through it: the search's states (_next_cell) and the root's cells
+    (root_oracle)."""
     xs, ys = work[1], work[2]
     while True:
-        rows, columns = frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS]
+        rows, columns = masks[0], masks[1]
+        count = 0
         for a in range(k):
             if rows >> a & 1:
                 for b in range(k):
-                    if columns >> b & 1 and lower[f, a, b] != upper[f, a, b]:
-                        return cell_code(a, b)
-        value = _restricted_game(lower, frame, f, k, work)
+                    if columns >> b & 1 and lower[a, b] != upper[a, b]:
+                        missing[count] = cell_code(a, b)
+                        count += 1
+        if count:
+            return count, 0.0
+        value = _restricted_game(lower, rows, columns, k, work)
         for b in range(k):
             if ys[b] > 0.0:
                 for a in range(k):
-                    if lower[f, a, b] != upper[f, a, b]:
-                        return cell_code(a, b)
+                    if lower[a, b] != upper[a, b]:
+                        missing[count] = cell_code(a, b)
+                        count += 1
         for a in range(k):
             if xs[a] > 0.0:
                 for b in range(k):
-                    if lower[f, a, b] != upper[f, a, b]:
-                        return cell_code(a, b)
+                    if lower[a, b] != upper[a, b] and not ys[b] > 0.0:
+                        missing[count] = cell_code(a, b)
+                        count += 1
+        if count:
+            return count, 0.0
         best_row, row_value = 0, math.inf  # the best replies not yet in the game
         for a in range(k):
             if rows >> a & 1:
@@ -440,7 +453,7 @@ def _oracle_next(lower, upper, frame, f, k, work):
             total = 0.0
             for b in range(k):
                 if ys[b] > 0.0:
-                    total += ys[b] * lower[f, a, b]
+                    total += ys[b] * lower[a, b]
             if total < row_value:
                 best_row, row_value = a, total
         best_column, column_value = 0, -math.inf
@@ -450,18 +463,18 @@ def _oracle_next(lower, upper, frame, f, k, work):
             total = 0.0
             for a in range(k):
                 if xs[a] > 0.0:
-                    total += xs[a] * lower[f, a, b]
+                    total += xs[a] * lower[a, b]
             if total > column_value:
                 best_column, column_value = b, total
         grew = False
         if row_value < value - ORACLE_TOLERANCE:
-            frame[f, F_ORACLE_ROWS] = rows | 1 << best_row
+            masks[0] = rows | 1 << best_row
             grew = True
         if column_value > value + ORACLE_TOLERANCE:
-            frame[f, F_ORACLE_COLUMNS] = columns | 1 << best_column
+            masks[1] = columns | 1 << best_column
             grew = True
         if not grew:
-            return NASH_ORACLE
+            return 0, value
 
 
 @jit_inline
@@ -503,16 +516,17 @@ def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window, oracle_fr
     window (alpha, beta) the caller has its answer. After MAX_ALTERNATIONS rows every
     cell is made exact and the matrix game solved (NASH_FULL), or, without ``window`` in
     a state of at least ``oracle_from`` cards each (not the root), a double oracle
-    builds the cells its proof needs (_oracle_next; NASH_ORACLE; ``work``: its scratch
+    builds the cells its proof needs (oracle_step; NASH_ORACLE; ``work``: its scratch
     arrays). The schedule lives in frame[f, F_PHASE..F_LOWER_COLUMN] (and the oracle's
     masks). Without ``window`` every cell is built exactly.
     """
     while True:
         phase = frame[f, F_PHASE]
         if phase == PHASE_ORACLE:
-            cell = _oracle_next(lower, upper, frame, f, k, work)
-            if cell >= 0:
-                return cell, -math.inf, math.inf
+            count, _ = oracle_step(lower[f], upper[f], k,
+                                   frame[f, F_ORACLE_ROWS:F_ORACLE_COLUMNS + 1], work, work[6])
+            if count:
+                return work[6][0], -math.inf, math.inf
             return NASH_ORACLE, 0.0, 0.0
         if phase == PHASE_FULL:
             for a in range(k):
@@ -813,7 +827,8 @@ def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stat
     window (NASH_BOUND), its saddle cell (NASH_SADDLE), its matrix game (NASH_FULL) or
     its double oracle's restricted game (NASH_ORACLE)."""
     if decision == NASH_ORACLE:
-        value = _restricted_game(lower, frame, f, k, work)
+        value = _restricted_game(lower[f], frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS],
+                                 k, work)
         stats[N_ORACLE] += 1
         xs, ys = work[1], work[2]
         total = 0.0
@@ -1242,7 +1257,7 @@ def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int 
     solved to their (value, player 1's cows): they are not solved again (a checkpoint,
     solver.deals); ``on_cell(i, j, value, cows)`` is called after each cell solved here
     (from a worker thread, one call at a time). ``root=ROOT_NEEDED`` solves only the root
-    cells a double oracle needs (root_oracle: at 7 cards each 50-95% of them, measured in
+    cells a double oracle needs (root_oracle: at 7 cards each 49-84% of them, measured in
     benchmarks/nash.py --root-cells); the result's ``matrix`` then holds NaN for the
     others, and its strategies are the oracle's equilibrium, the same value as the whole
     matrix's (another equilibrium where the game has several). States below the root of
@@ -1302,12 +1317,12 @@ def root_oracle(values: np.ndarray, known: np.ndarray) -> RootStep:
     minimising), of which only the cells marked in ``known`` have been solved.
 
     From player 1's best card against player 2's first (every card against that one
-    solved first), it solves the restricted game of the rows and columns added so far,
-    then each side's best reply to the other's strategy among the cards not in it; a
-    reply better than the restricted value (by ORACLE_TOLERANCE) joins it, and when neither side has
-    one the restricted equilibrium is the whole game's. It reads only the cells it needs
-    (the restricted game's, and each card's against the other side's support) and
-    returns those it needs next that are not known. Its path depends on the cells'
+    solved first), oracle_step solves the restricted game of the rows and columns added
+    so far, then each side's best reply to the other's strategy among the cards not in
+    it; a reply better than the restricted value (by ORACLE_TOLERANCE) joins it, and when
+    neither side has one the restricted equilibrium is the whole game's. It reads only
+    the cells it needs (the restricted game's, and each card's against the other side's
+    support) and returns those it needs next that are not known. Its path depends on the cells'
     values alone, never on which other cells happen to be known, so its answer does not
     depend on how (or by how many workers) the cells were solved.
 
@@ -1327,39 +1342,17 @@ def root_oracle(values: np.ndarray, known: np.ndarray) -> RootStep:
     missing = [(i, 0) for i in range(k) if not known[i, 0]]
     if missing:
         return RootStep(missing, [], [0])
-    rows, columns = [int(np.argmin(values[:, 0]))], [0]
-    tableau = np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1))
-    while True:
-        missing = [(i, j) for i in rows for j in columns if not known[i, j]]
-        if missing:
-            return RootStep(missing, rows, columns)
-        sub = np.ascontiguousarray(values[np.ix_(rows, columns)])
-        xs, ys = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
-        value, _ = _matrix_game(sub, len(rows), len(columns), xs, ys, tableau)
-        x, y = np.zeros(k), np.zeros(k)
-        x[rows], y[columns] = xs[:len(rows)], ys[:len(columns)]
-        x[x < 0], y[y < 0] = 0.0, 0.0  # the simplex's duals may come out -1e-17
-        missing = [(i, j) for j in columns if y[j] > 0 for i in range(k) if not known[i, j]]
-        missing += [(i, j) for i in rows if x[i] > 0 for j in range(k)
-                    if not known[i, j] and (i, j) not in missing]
-        if missing:
-            return RootStep(missing, rows, columns)
-        p1_ev, p2_ev = replies(values, x, y)
-        grew = False
-        outside_rows = [i for i in range(k) if i not in rows]  # the best reply not yet in
-        outside_columns = [j for j in range(k) if j not in columns]
-        if outside_rows:
-            best_row = min(outside_rows, key=lambda i: p1_ev[i])
-            if p1_ev[best_row] < value - ORACLE_TOLERANCE:
-                rows.append(best_row)
-                grew = True
-        if outside_columns:
-            best_column = max(outside_columns, key=lambda j: p2_ev[j])
-            if p2_ev[best_column] > value + ORACLE_TOLERANCE:
-                columns.append(best_column)
-                grew = True
-        if not grew:
-            return RootStep([], rows, columns, (float(value), x, y))
+    lower = np.where(known, values, -math.inf)  # a cell is known where lower == upper
+    upper = np.where(known, values, math.inf)
+    masks = np.array([1 << int(np.argmin(values[:, 0])), 1], np.int64)
+    work = oracle_work()
+    count, value = oracle_step(lower, upper, k, masks, work, work[6])
+    rows = [i for i in range(k) if masks[0] >> i & 1]
+    columns = [j for j in range(k) if masks[1] >> j & 1]
+    if count:
+        return RootStep([(int(cell_row(c)), int(cell_column(c))) for c in work[6][:count]],
+                        rows, columns)
+    return RootStep([], rows, columns, (float(value), work[1][:k].copy(), work[2][:k].copy()))
 
 
 def oracle_cells(values: np.ndarray, known: np.ndarray) -> np.ndarray:
