@@ -481,23 +481,12 @@ def oracle_step(lower, upper, k, masks, work, missing):
 def _start_oracle(lower, upper, frame, f, k):
     """State f leaves its best replies for the double oracle: its restricted game is
     every row and every column it has built whole (at least the last best replies)."""
-    rows, columns = 0, 0
+    rows = columns = (1 << k) - 1
     for a in range(k):
-        whole = True
         for b in range(k):
-            if lower[f, a, b] != upper[f, a, b]:
-                whole = False
-                break
-        if whole:
-            rows |= 1 << a
-    for b in range(k):
-        whole = True
-        for a in range(k):
-            if lower[f, a, b] != upper[f, a, b]:
-                whole = False
-                break
-        if whole:
-            columns |= 1 << b
+            if lower[f, a, b] != upper[f, a, b]:  # a cell not built: neither line is whole
+                rows &= ~(1 << a)
+                columns &= ~(1 << b)
     frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS] = rows, columns
     frame[f, F_PHASE] = PHASE_ORACLE
 

@@ -36,6 +36,7 @@ from nimmt.solver.nash import (
 from nimmt.solver.rules import NimmtError, Rules
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
+from test_deals import assert_same_equilibrium
 
 FLOAT = 1e-9
 
@@ -124,14 +125,6 @@ def dealt(k: int, seed: int, placement: str = "normal"):
     return deal_position(Rules("tactical", 2, placement), k, seed=seed)
 
 
-def assert_same(a, b) -> None:
-    """The same oracle equilibrium to the bit."""
-    assert a.value == b.value
-    assert a.p1_frequency == b.p1_frequency and a.p2_frequency == b.p2_frequency
-    assert a.p1_ev == b.p1_ev and a.p2_ev == b.p2_ev
-    np.testing.assert_array_equal(a.matrix, b.matrix)
-
-
 DEALS = [(placement, k, seed) for placement in ("normal", "professional")
          for k in (4, 5, 6) for seed in (1, 2)] + [("normal", 7, 1)]
 
@@ -151,7 +144,7 @@ def test_needed_cells_give_the_full_solves_equilibrium(placement, k, seed):
     assert lean.exploitability < FLOAT
     assert lean.p1_ev == pytest.approx(tuple(whole @ y), abs=FLOAT)
     two = solve_nash(position, workers=2, root=ROOT_NEEDED)  # more cells may be solved,
-    assert_same(two, lean)  # but the matrix holds the cells the oracle asked for alone
+    assert_same_equilibrium(two, lean)  # but the matrix holds the cells the oracle asked for alone
 
 
 def test_needed_cells_resumed_from_a_checkpoint_and_by_cells(tmp_path):
@@ -177,7 +170,7 @@ def test_needed_cells_resumed_from_a_checkpoint_and_by_cells(tmp_path):
     assert resumed.value == whole.value and resumed.p1_frequency == whole.p1_frequency
     assert resumed.p2_frequency == whole.p2_frequency
     apart = solve_by_cells(position, Backend(1), workers=1, root=ROOT_NEEDED)
-    assert_same(apart, whole)
+    assert_same_equilibrium(apart, whole)
     cells = {(i, j): (float(whole.matrix[i, j]), 0.0) for i in range(6) for j in range(6)
              if np.isfinite(whole.matrix[i, j])}
     again = nash_from_cells(position, cells, root=ROOT_NEEDED)
