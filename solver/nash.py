@@ -41,6 +41,7 @@ from .table import (
     probe_within,
     read_compact,
     replaceable,
+    rounded_cows,
     store,
     store_compact,
 )
@@ -1046,6 +1047,8 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
         lower, upper, cows = _state_value(decision, frame, bounds, cell_lower, cell_cows, f, k,
                                           x, y, tableau, stats, work)
         if k >= memo_from:
+            if lower == upper and not math.isnan(cows):  # as the table gives it back
+                cows = rounded_cows(cows)
             aborted, unreported = _store_state(entries, values, keys[f], width, lower, upper,
                                                cows, control, stats, unreported, k,
                                                compact, layout)

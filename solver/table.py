@@ -216,6 +216,21 @@ def read_compact(entries, values, s, key, width):
 
 
 @jit_inline
+def cows_fixed(cows):
+    """Player 1's ``cows`` (>= 0) as the compact slot's fixed-point count: the nearest
+    multiple of 1 / COWS_SCALE, in units."""
+    return np.int64(cows * COWS_SCALE + 0.5)
+
+
+@jit_inline
+def rounded_cows(cows):
+    """``cows`` as a compact slot gives them back: a search rounds every stored state's
+    cows so, fresh or read from the table, so that its answers do not depend on what the
+    table held (the workers' order)."""
+    return cows_fixed(cows) / COWS_SCALE
+
+
+@jit_inline
 def store_compact(entries, values, s, key, width, value, cows):
     """Store ``key``, its exact ``value`` and player 1's ``cows`` (>= 0, rounded to
     1 / COWS_SCALE) in compact slot s, the check last."""
@@ -223,7 +238,7 @@ def store_compact(entries, values, s, key, width, value, cows):
     for i in range(width):
         entries[s, i] = key[i]
     values[s, width] = value
-    fixed = np.int64(cows * COWS_SCALE + 0.5) & LOW32
+    fixed = cows_fixed(cows) & LOW32
     entries[s, width + 1] = fixed
     entries[s, width + 1] = (compact_check(entries, s, key, width) << 32) | fixed
 

@@ -266,3 +266,23 @@ def test_a_ticking_bar_shows_the_time_while_no_cell_finishes(monkeypatch):
     shown = len(screen.getvalue())
     time.sleep(0.2)
     assert len(screen.getvalue()) == shown  # closed: no more ticks
+
+
+@pytest.mark.parametrize("placement,k,seed", [("normal", 6, 2), ("professional", 6, 5)])
+def test_a_cells_cows_do_not_depend_on_what_the_table_held(placement, k, seed):
+    """A cell solved beside its row's neighbours (their states in the table) or without
+    them (each state solved afresh) has the same cows to the bit: a stored state's cows
+    are rounded as the compact table keeps them, read or fresh (one worker: the cells in
+    one order, so the difference is the table's contents alone)."""
+    position = dealt(k, seed, placement)
+    cells: dict = {}
+    whole = solve_nash(position, on_cell=lambda i, j, value, cows: cells.__setitem__(
+        (i, j), (value, cows)))
+    known = {cell: answer for cell, answer in cells.items() if cell[0] == 0}
+    again: dict = {}
+    resumed = solve_nash(position, known=known, on_cell=lambda i, j, value, cows:
+                         again.__setitem__((i, j), (value, cows)))
+    assert len(again) == k * k - k  # the rows after the first, solved without its states
+    assert resumed.stored < whole.stored  # ... whose states the table lacked
+    assert again == {cell: answer for cell, answer in cells.items() if cell[0] != 0}
+    assert_identical(resumed, whole)
