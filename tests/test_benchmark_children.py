@@ -7,6 +7,7 @@ cache folder of their own (benchmarks/checkouts.py), and the benchmarks' own pro
 imports ``nimmt.solver`` only."""
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import shutil
@@ -67,8 +68,13 @@ def test_no_benchmark_script_shadows_an_importable_module():
     """``python benchmarks/X.py`` puts benchmarks/ first on sys.path: a script named like a
     package (benchmarks/distributed.py once did, for dask's) is imported in its place, by
     the script itself and by every process started from it."""
+    # the checkout's own folders are not installed under their names (they are nimmt.*);
+    # ``python -m pytest`` puts the working directory on sys.path, which would find them
+    installed = [p for p in sys.path
+                 if p and Path(p).resolve() not in (ROOT.resolve(), Path.cwd().resolve())]
     for script in sorted((ROOT / "benchmarks").glob("*.py")):
-        found = importlib.util.find_spec(script.stem)
+        found = (importlib.util.find_spec(script.stem) if script.stem in sys.builtin_module_names
+                 else importlib.machinery.PathFinder.find_spec(script.stem, installed))
         origin = getattr(found, "origin", None)
         assert found is None or (origin and Path(origin).parent == ROOT / "benchmarks"), \
             f"benchmarks/{script.name} shadows the module {script.stem} ({origin})"
