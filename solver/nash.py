@@ -596,11 +596,10 @@ def _enter_cell(frame, bounds, f, cell, cell_alpha, cell_beta):
 
 
 @jit_inline
-def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k, window, oracle_from,
-                 work):
+def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k):
     """A new state f (its window already in bounds[f]): every cell unknown (the root:
-    cells another worker builds count as 0), the schedule at its start, then its
-    first cell."""
+    cells another worker builds count as 0), the schedule at its start (_next_cell then
+    names its first cell)."""
     for i in range(k):
         for j in range(k):
             lower[f, i, j], upper[f, i, j] = -math.inf, math.inf
@@ -612,10 +611,6 @@ def _start_state(frame, bounds, lower, upper, cows, root_cells, f, k, window, or
             for j in range(k):
                 if not root_cells[i, j]:
                     lower[0, i, j] = upper[0, i, j] = cows[0, i, j] = 0.0
-    cell, cell_alpha, cell_beta = _next_cell(lower, upper, frame, bounds, f, k,
-                                             bounds[f, B_ALPHA], bounds[f, B_BETA], window,
-                                             oracle_from, work)
-    _enter_cell(frame, bounds, f, cell, cell_alpha, cell_beta)
 
 
 @jit_inline
@@ -974,65 +969,65 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
     while True:
         f = top
         k = k0 - f
-        if fresh:  # a new state: its first cell
+        if fresh:  # a new state: its schedule's start, then its first cell below
             fresh = False
             stats[N_STATES] += 1
-            _start_state(frame, bounds, cell_lower, cell_upper, cell_cows, root_cells, f, k,
-                         window, oracle_from, work)
-        cell = frame[f, F_CELL]
-        p1_card, p2_card = p1_hand[f, cell_row(cell)], p2_hand[f, cell_column(cell)]
-        if frame[f, F_LEAF] < 0:  # expand the current cell
-            frame[f, F_LOW_OPTIONS], frame[f, F_LOW_OWNER], frame[f, F_HIGH_OWNER] = \
-                _expand_cell(rows, f, p1_card, p2_card, professional, leaf_rows, leaf_diff,
-                             leaf_cows, high_options, scratch)
-            frame[f, F_LEAF] = 0
-            stats[N_CELLS] += 1
-            if stats[N_CELLS] > max_nodes:
-                stats[N_ABORTED] = ABORT_NODES
-                return
-            if control[C_STOP] != 0:
-                stats[N_ABORTED] = ABORT_STOP
-                return
-        pushed = False
-        while True:  # the leaves' next states
-            leaf = _next_leaf(frame, high_options, f, frame[f, F_LEAF])
-            frame[f, F_LEAF] = leaf
-            if leaf >= LEAVES:
-                break
-            if k == 1:
-                lower, upper, cows = 0.0, 0.0, 0.0
-            elif k == 2:
-                lower, upper, cows = _last_turn(
-                    leaf_rows, f, leaf, _other_card(p1_hand, f, p1_card),
-                    _other_card(p2_hand, f, p2_card), professional, scratch, high_scratch)
-            else:
-                d = leaf_diff[f, leaf]
-                low, high = bounds[f, B_CELL_ALPHA] - d, bounds[f, B_CELL_BETA] - d
-                found = False
-                lower, upper, cows = 0.0, 0.0, 0.0
-                if k - 1 >= memo_from:
-                    pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
-                             layout, key, order)
-                    found, lower, upper, cows = _stored_answer(entries, values, key, width,
-                                                               low, high, compact, reach)
-                    stats[N_HITS] += found
-                if not found:
-                    _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
-                                leaf_rows, key, width, f, leaf, k, p1_card, p2_card, low, high)
-                    top = f + 1
-                    fresh = True
-                    pushed = True
+            _start_state(frame, bounds, cell_lower, cell_upper, cell_cows, root_cells, f, k)
+        else:  # the current cell: its leaves, then its value
+            cell = frame[f, F_CELL]
+            p1_card, p2_card = p1_hand[f, cell_row(cell)], p2_hand[f, cell_column(cell)]
+            if frame[f, F_LEAF] < 0:  # expand the current cell
+                frame[f, F_LOW_OPTIONS], frame[f, F_LOW_OWNER], frame[f, F_HIGH_OWNER] = \
+                    _expand_cell(rows, f, p1_card, p2_card, professional, leaf_rows, leaf_diff,
+                                 leaf_cows, high_options, scratch)
+                frame[f, F_LEAF] = 0
+                stats[N_CELLS] += 1
+                if stats[N_CELLS] > max_nodes:
+                    stats[N_ABORTED] = ABORT_NODES
+                    return
+                if control[C_STOP] != 0:
+                    stats[N_ABORTED] = ABORT_STOP
+                    return
+            pushed = False
+            while True:  # the leaves' next states
+                leaf = _next_leaf(frame, high_options, f, frame[f, F_LEAF])
+                frame[f, F_LEAF] = leaf
+                if leaf >= LEAVES:
                     break
-            _leaf_solved(leaf_lower, leaf_upper, leaf_total, leaf_diff, leaf_cows, f, leaf,
-                         lower, upper, cows)
-            frame[f, F_LEAF] += 1
-        if pushed:
-            continue
-        # every leaf known: the cell's value, then the next cell or the state's value
-        r, c = cell_row(cell), cell_column(cell)
-        cell_lower[f, r, c], cell_upper[f, r, c], cell_cows[f, r, c] = _combine_cell(
-            frame[f, F_LOW_OPTIONS], high_options, f, frame[f, F_LOW_OWNER],
-            frame[f, F_HIGH_OWNER], leaf_lower, leaf_upper, leaf_total)
+                if k == 1:
+                    lower, upper, cows = 0.0, 0.0, 0.0
+                elif k == 2:
+                    lower, upper, cows = _last_turn(
+                        leaf_rows, f, leaf, _other_card(p1_hand, f, p1_card),
+                        _other_card(p2_hand, f, p2_card), professional, scratch, high_scratch)
+                else:
+                    d = leaf_diff[f, leaf]
+                    low, high = bounds[f, B_CELL_ALPHA] - d, bounds[f, B_CELL_BETA] - d
+                    found = False
+                    lower, upper, cows = 0.0, 0.0, 0.0
+                    if k - 1 >= memo_from:
+                        pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
+                                 layout, key, order)
+                        found, lower, upper, cows = _stored_answer(entries, values, key, width,
+                                                                   low, high, compact, reach)
+                        stats[N_HITS] += found
+                    if not found:
+                        _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
+                                    leaf_rows, key, width, f, leaf, k, p1_card, p2_card, low, high)
+                        top = f + 1
+                        fresh = True
+                        pushed = True
+                        break
+                _leaf_solved(leaf_lower, leaf_upper, leaf_total, leaf_diff, leaf_cows, f, leaf,
+                             lower, upper, cows)
+                frame[f, F_LEAF] += 1
+            if pushed:
+                continue
+            # every leaf known: the cell's value, then the next cell or the state's value
+            r, c = cell_row(cell), cell_column(cell)
+            cell_lower[f, r, c], cell_upper[f, r, c], cell_cows[f, r, c] = _combine_cell(
+                frame[f, F_LOW_OPTIONS], high_options, f, frame[f, F_LOW_OWNER],
+                frame[f, F_HIGH_OWNER], leaf_lower, leaf_upper, leaf_total)
         decision, cell_alpha, cell_beta = _next_cell(
             cell_lower, cell_upper, frame, bounds, f, k, bounds[f, B_ALPHA], bounds[f, B_BETA],
             window, oracle_from, work)

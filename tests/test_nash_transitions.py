@@ -199,15 +199,23 @@ def test_start_and_enter_state():
     fr = frames()
     root_cells = np.zeros((2, 2), np.bool_)
     root_cells[1, 0] = True
-    nash._start_state(fr["frame"], fr["bounds"], fr["lower"], fr["upper"], fr["cows"],
-                      root_cells, 0, 2, False, nash.ORACLE_FROM, nash.oracle_work())
+    def start(f, k):
+        """_solve's start of state f: its schedule, then the first cell _next_cell names."""
+        nash._start_state(fr["frame"], fr["bounds"], fr["lower"], fr["upper"], fr["cows"],
+                          root_cells, f, k)
+        cell, alpha, beta = nash._next_cell(
+            fr["lower"], fr["upper"], fr["frame"], fr["bounds"], f, k,
+            fr["bounds"][f, nash.B_ALPHA], fr["bounds"][f, nash.B_BETA], False,
+            nash.ORACLE_FROM, nash.oracle_work())
+        nash._enter_cell(fr["frame"], fr["bounds"], f, cell, alpha, beta)
+
+    start(0, 2)
     assert fr["frame"][0, nash.F_PHASE] == nash.PHASE_FULL
     assert fr["frame"][0, nash.F_CELL] == nash.cell_code(1, 0)  # the only cell to build
     assert fr["frame"][0, nash.F_LEAF] == -1
     assert fr["lower"][0, 0, 0] == fr["upper"][0, 0, 0] == 0.0
     fr["bounds"][1, nash.B_ALPHA], fr["bounds"][1, nash.B_BETA] = -math.inf, math.inf
-    nash._start_state(fr["frame"], fr["bounds"], fr["lower"], fr["upper"], fr["cows"],
-                      root_cells, 1, 1, False, nash.ORACLE_FROM, nash.oracle_work())
+    start(1, 1)
     assert fr["frame"][1, nash.F_PHASE] == nash.PHASE_ROW
     assert fr["frame"][1, nash.F_CELL] == nash.cell_code(0, 0)
 
