@@ -897,16 +897,16 @@ def search_state(table0, owner, deck_size, known_count, hidden_count, profession
         # a BOUNDARY frame
         if frames[f, FRESH]:
             begin_state(frames, sums, f, owner, deck_size, known_count, hidden_count, stats)
-            card_left = next_card(frames, sums, f, known_count, hidden_count, model, root_card)
+            card_done = True
         else:  # returning from the turn it dealt
             returning = False
             take_back_joint_action(frames, f, owner, width)
-            card_left = True
-            if add_outcome(frames, sums, f, value, now, took, model, stats):
-                card_left = next_card(frames, sums, f, known_count, hidden_count, model,
-                                      root_card)
-            else:
-                next_opponent_set(frames, f, known_count, hidden_count)
+            card_done = add_outcome(frames, sums, f, value, now, took, model, stats)
+        card_left = True
+        if card_done:  # the next card (one call site: next_card is inlined)
+            card_left = next_card(frames, sums, f, known_count, hidden_count, model, root_card)
+        else:
+            next_opponent_set(frames, f, known_count, hidden_count)
         if not card_left:
             if f == 0:
                 result[0], result[1], result[2] = (sums[0, BEST, VALUE], sums[0, BEST, NOW],
