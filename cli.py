@@ -1009,6 +1009,10 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     )
 
     kept = Checkpoint(checkpoint, position) if checkpoint else None
+    if kept is not None and kept.older:
+        click.echo(f"note: {kept.older} of the {len(kept.cells)} root cells in {checkpoint} "
+                   "were solved by another version of the search: the equilibrium agrees "
+                   "with a fresh solve to float precision, not always to the bit", err=True)
     progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells",
                             ticking=True)
     try:

@@ -73,8 +73,9 @@ if checkpoint:  # the root cells of earlier runs (solver.deals.Checkpoint)
     from solver.deals import Checkpoint
     book = Checkpoint(checkpoint, p)
     kept = {"known": book.cells, "on_cell": book.record}
-    print(f"  {len(book.cells)}/{k * k} root cells from {checkpoint}", file=sys.stderr,
-          flush=True)
+    print(f"  {len(book.cells)}/{k * k} root cells from {checkpoint}"
+          + (f" ({book.older} of them by another version of the search)" if book.older
+             else ""), file=sys.stderr, flush=True)
 try:
     r = solve_nash(p, memory=memory, workers=workers, window=window, progress=progress,
                    time_limit=limit, **kept,

@@ -42,6 +42,7 @@ from .nash import (
     ROOT_ALL,
     ROOT_CELLS,
     ROOT_NEEDED,
+    SEARCH_VERSION,
     NashResult,
     largest_fitting_k,
     nash_from_cells,
@@ -166,7 +167,10 @@ class Checkpoint:
     ``on_cell``) adds a cell and rewrites the file atomically. A missing file is an
     empty checkpoint; a file for another position, or not a checkpoint, is refused
     (NimmtError, one line). Floats go through JSON exactly, so a resumed solve gives the
-    same value and strategies to the bit."""
+    same value and strategies to the bit — when its cells come from this search: each cell
+    carries the SEARCH_VERSION that solved it (``search``; none in files older than it), and
+    ``older`` counts the cells another version solved (they agree with this search's to
+    float precision, not always to the bit)."""
 
     def __init__(self, path: str, position: Position) -> None:
         self.path = path
@@ -174,6 +178,7 @@ class Checkpoint:
         self.p1 = list(position.hand)
         self.p2 = list(position.hands[1] or ())
         self.cells: dict[tuple[int, int], tuple[float, float]] = {}
+        self.versions: dict[tuple[int, int], int | None] = {}  # the search that solved each
         if os.path.exists(path):
             self._load()
 
@@ -193,15 +198,28 @@ class Checkpoint:
                 value, cows = float(cell["value"]), float(cell["p1_cows"])
                 if not (math.isfinite(value) and math.isfinite(cows)):
                     raise ValueError("a value is not finite")
+                version = cell.get("search")
+                if version is not None and (type(version) is not int or version < 1):
+                    raise ValueError(f"search version {version!r} is not a positive integer")
                 self.cells[i, j] = (value, cows)
-        except (KeyError, TypeError, ValueError) as e:
+                self.versions[i, j] = version
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise self._refuse(f"a cell is missing or malformed ({type(e).__name__}: "
                                f"{e})") from None
 
+    @property
+    def older(self) -> int:
+        """How many of the cells another version of the search solved (or one before
+        versions were kept)."""
+        return sum(version != SEARCH_VERSION for version in self.versions.values())
+
     def record(self, i: int, j: int, value: float, cows: float) -> None:
-        """Add root cell (i, j) and rewrite the file (atomically)."""
+        """Add root cell (i, j), solved by this search, and rewrite the file
+        (atomically)."""
         self.cells[i, j] = (value, cows)
+        self.versions[i, j] = SEARCH_VERSION
         cells = [{"p1_card": self.p1[a], "p2_card": self.p2[b], "value": v, "p1_cows": c}
+                 | ({} if self.versions[a, b] is None else {"search": self.versions[a, b]})
                  for (a, b), (v, c) in sorted(self.cells.items())]
         write_solution(self.path, {"format": CHECKPOINT_FORMAT, "position": self.position,
                                    "cells": cells})

@@ -49,7 +49,7 @@ from .turns import kind_option_count, play_found_option, sort_turn
 
 __all__ = ["DEFAULT_MEMORY", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "NashResult",
            "RootStep", "check_nash_position", "estimate_bytes", "estimate_states",
-           "largest_fitting_k", "replies", "root_oracle", "solve_nash"]
+           "SEARCH_VERSION", "largest_fitting_k", "replies", "root_oracle", "solve_nash"]
 
 # Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py)
 # while the table doubled (the old and the new one both alive); a table sized once from
@@ -88,6 +88,12 @@ RESIDENT_BYTES = 3 * 2**28
 KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
 
 
+# The search's version, as far as a root cell's bits go: raised whenever a change can move
+# a cell's value or cows in its last bits (another equilibrium of an inner state, another
+# rounding), so that a checkpoint tells its cells from this search's. 2: session 9's double
+# oracles (the cells of checkpoints before them carry no version); 3: every stored state's
+# cows rounded as the compact table keeps them.
+SEARCH_VERSION = 3
 # Root cells: every one (the whole matrix, the default) or the ones a double oracle needs
 ROOT_ALL, ROOT_NEEDED = "all", "needed"
 ROOT_CELLS = (ROOT_ALL, ROOT_NEEDED)

@@ -27,7 +27,7 @@ from nimmt.solver.deals import (
     solve_cell_unit,
 )
 from nimmt.solver.game import deal_position
-from nimmt.solver.nash import nash_from_cells, solve_nash, solve_root_cells
+from nimmt.solver.nash import SEARCH_VERSION, nash_from_cells, solve_nash, solve_root_cells
 from nimmt.solver.position import format_position
 from nimmt.solver.rules import NimmtError, Rules
 
@@ -111,7 +111,14 @@ def test_checkpoint_refuses_other_positions_and_bad_files(tmp_path):
                                               "p1_cows": 0}]}, "missing or malformed"),
                         ({**data, "cells": [{**data["cells"][0], "value": "NaN"}]},
                          "missing or malformed"),
-                        ({**data, "cells": [{"value": 1.0}]}, "missing or malformed")]:
+                        ({**data, "cells": [{"value": 1.0}]}, "missing or malformed"),
+                        ({**data, "cells": [{**data["cells"][0], "search": "3"}]},
+                         "search version"),
+                        ({**data, "cells": [{**data["cells"][0], "search": True}]},
+                         "search version"),
+                        ({**data, "cells": [{**data["cells"][0], "search": 0}]},
+                         "search version"),
+                        ({**data, "cells": ["cell"]}, "missing or malformed")]:
         path.write_text(json.dumps(broken))
         with pytest.raises(NimmtError, match=why) as error:
             Checkpoint(str(path), position)
@@ -119,6 +126,37 @@ def test_checkpoint_refuses_other_positions_and_bad_files(tmp_path):
     path.write_text("{ not json")
     with pytest.raises(NimmtError):
         Checkpoint(str(path), position)
+
+
+def test_each_cell_names_the_search_that_solved_it(runner, tmp_path):
+    """Cells recorded now carry SEARCH_VERSION; a file's cells of another version (or of
+    none: files before versions) are kept as they are, counted in ``older``, and said in
+    one line of solve-deal's; the new cells of a resumed run get this version."""
+    position = dealt(4, 5)
+    path = tmp_path / "c.json"
+    book = Checkpoint(str(path), position)
+    solve_nash(position, workers=1, on_cell=book.record)
+    data = json.loads(path.read_text())
+    assert {c["search"] for c in data["cells"]} == {SEARCH_VERSION} and book.older == 0
+    assert Checkpoint(str(path), position).older == 0
+    cells = data["cells"][:5]
+    del cells[0]["search"]  # a cell of a file before versions
+    cells[1]["search"] = SEARCH_VERSION - 1
+    path.write_text(json.dumps({**data, "cells": cells}))
+    old = Checkpoint(str(path), position)
+    assert old.older == 2 and len(old.cells) == 5
+    result = invoke(runner, "solve-deal", format_position(position), "--checkpoint", str(path))
+    assert result.exit_code == 0, (result.output, result.stderr, result.exception)
+    assert len(result.stderr.splitlines()) == 1  # the note, nothing else
+    assert ("note: 2 of the 5 root cells in" in result.stderr
+            and "another version of the search" in result.stderr)
+    kept = json.loads(path.read_text())["cells"]
+    assert len(kept) == 16
+    versions = {(c["p1_card"], c["p2_card"]): c.get("search") for c in kept}
+    assert versions[cells[0]["p1_card"], cells[0]["p2_card"]] is None
+    assert versions[cells[1]["p1_card"], cells[1]["p2_card"]] == SEARCH_VERSION - 1
+    assert sum(v == SEARCH_VERSION for v in versions.values()) == 14
+    assert Checkpoint(str(path), position).older == 2
 
 
 def test_cli_time_limit_then_resume_gives_the_whole_solve(runner, tmp_path):
