@@ -199,11 +199,11 @@ class Checkpoint:
                 if not (math.isfinite(value) and math.isfinite(cows)):
                     raise ValueError("a value is not finite")
                 version = cell.get("search")
-                if version is not None and (type(version) is not int or version < 1):
+                if "search" in cell and (type(version) is not int or version < 1):
                     raise ValueError(f"search version {version!r} is not a positive integer")
                 self.cells[i, j] = (value, cows)
                 self.versions[i, j] = version
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
+        except (KeyError, TypeError, ValueError) as e:
             raise self._refuse(f"a cell is missing or malformed ({type(e).__name__}: "
                                f"{e})") from None
 
@@ -256,8 +256,8 @@ def solve_by_cells(position: Position, backend: Backend | None = None,
     (``backend``: local processes or a Dask cluster; default in process), each solved in a
     table of its own of ``memory`` with ``workers`` threads. The cells of ``checkpoint``
     are not solved again, and each cell solved is recorded there as it arrives. Every
-    cell's value is solve_nash's to the bit (its cows within the table's rounding), so the
-    equilibrium is too. ``root=ROOT_NEEDED``: only the cells the root's double oracle
+    cell's value and cows are solve_nash's to the bit, so the equilibrium is too.
+    ``root=ROOT_NEEDED``: only the cells the root's double oracle
     needs (solver.nash.root_oracle), in rounds: each round's batch is the cells it asks
     for next. Raises CellsStopped when Ctrl-C or ``time_limit`` stops it first."""
     if root not in ROOT_CELLS:

@@ -118,6 +118,8 @@ def test_checkpoint_refuses_other_positions_and_bad_files(tmp_path):
                          "search version"),
                         ({**data, "cells": [{**data["cells"][0], "search": 0}]},
                          "search version"),
+                        ({**data, "cells": [{**data["cells"][0], "search": None}]},
+                         "search version"),
                         ({**data, "cells": ["cell"]}, "missing or malformed")]:
         path.write_text(json.dumps(broken))
         with pytest.raises(NimmtError, match=why) as error:
@@ -314,11 +316,11 @@ def test_a_cells_cows_do_not_depend_on_what_the_table_held(placement, k, seed):
     one order, so the difference is the table's contents alone)."""
     position = dealt(k, seed, placement)
     cells: dict = {}
-    whole = solve_nash(position, on_cell=lambda i, j, value, cows: cells.__setitem__(
-        (i, j), (value, cows)))
+    whole = solve_nash(position, workers=1, on_cell=lambda i, j, value, cows:
+                       cells.__setitem__((i, j), (value, cows)))
     known = {cell: answer for cell, answer in cells.items() if cell[0] == 0}
     again: dict = {}
-    resumed = solve_nash(position, known=known, on_cell=lambda i, j, value, cows:
+    resumed = solve_nash(position, workers=1, known=known, on_cell=lambda i, j, value, cows:
                          again.__setitem__((i, j), (value, cows)))
     assert len(again) == k * k - k  # the rows after the first, solved without its states
     assert resumed.stored < whole.stored  # ... whose states the table lacked
