@@ -666,7 +666,7 @@ ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows 
 REWARD_SCALE = 10.0
 # the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
 REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
-ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (benchmarks, README)
+ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANCE.md)
 
 
 class TreeSearchBot(Bot):

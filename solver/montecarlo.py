@@ -78,11 +78,12 @@ Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
 NODE_BUDGET = 5_000_000  # work budget when none is given (analysis passes --max-nodes)
 ROLLOUT_CHOICES = (32, 16)  # playouts per card at a policy turn (8: no better than the
-                           # closest bot on 4-player standard positions, README)
+                           # closest bot on 4-player standard positions, docs/PERFORMANCE.md)
 PLAN_SAMPLES = 2000      # the budget is planned for this many samples per card (the default)
-# Planning constants, measured (benchmarks/montecarlo.py, README "Monte Carlo"): a playout
-# turn costs 1-2 us; an exact lookup 1-2 us when the memo has the state and 10-20 us when
-# it does not (a search call); estimate_nodes counts about twice the nodes; the samples
+# Planning constants, measured (benchmarks/montecarlo.py; docs/PERFORMANCE.md, "Monte
+# Carlo"): a playout turn costs 1-2 us; an exact lookup 1-2 us when the memo has the state
+# and 10-20 us when it does not (a search call); estimate_nodes counts about twice the
+# nodes; the samples
 # visit 0.17-0.94 of an exact tail's estimate with rollouts, 0.03-0.12 with the closest
 # bot; a policy turn by 16 (32) rollouts leaves about 0.25 (0.2) of the closest bot's excess.
 LEAF_COST = 10

@@ -56,14 +56,14 @@ __all__ = ["DEFAULT_MEMORY", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "NashResul
 # the estimate (table_slots) costs its slots alone. The plan computes that table.
 BYTES_PER_STATE = 320
 DEFAULT_MEMORY = 8 * 2**30
-# States with fewer cards each are solved again rather than stored (measured, README:
+# States with fewer cards each are solved again rather than stored (measured, docs/PERFORMANCE.md:
 # the two-card states are 60-75% of a table that keeps them, and solving them again
 # costs no time; keeping the three-card ones too is 3-4 times faster than not)
 MEMO_FROM = 3
 # The state estimate counts what the table holds: the states of MEMO_FROM..k-1 cards each
 # (the root is not stored). Calibrated on dealt tactical positions with one worker
 # (seeds 10-17 at k = 4..6, 10-15 at k = 7 normal, 10-12 at k = 7 professional; k = 8
-# normal: seeds 10-12, README's --levels table; benchmarks/nash.py --levels prints the
+# normal: seeds 10-12, docs/PERFORMANCE.md's --levels table; benchmarks/nash.py --levels prints the
 # estimate beside the counts): STORED_MEDIAN is the median count at each k measured, by
 # placement (professional keeps 3-6 times fewer); past the largest k measured each card
 # multiplies it by GROWTH_INTO (into 8: the normal medians' 7 -> 8; into 9 and after:

@@ -92,7 +92,7 @@ def test_estimate_counts_the_states_kept(k):
 
 def test_k9_plans_within_8g():
     """The goal's position: the plan fits 8 GiB in one table that holds the 62,679,677
-    states measured (README), and a whole deal's largest fitting k is 9."""
+    states measured (docs/PERFORMANCE.md), and a whole deal's largest fitting k is 9."""
     position = dealt("normal", 9, 10)
     assert estimate_bytes(position) <= 8 * GIB
     first, largest = table_slots(position, 8 * GIB)
