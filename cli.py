@@ -31,10 +31,9 @@ class NimmtGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
-        if sys.stderr.isatty():  # a first run compiles the kernels: say why it is slow
-            from nimmt.solver import notice
+        from nimmt.solver import notice  # a first run compiles the kernels: say why it is slow
 
-            notice.on_compile = lambda: click.echo(COMPILE_NOTICE, err=True)
+        notice.on_compile = _announce_compile
         try:
             result = super().main(*args, **kwargs)
         except NimmtError as e:
@@ -71,8 +70,33 @@ def choice(*names: str) -> click.Choice:
     return click.Choice([str(name) for name in names])
 
 
-COMPILE_NOTICE = ("nimmt: compiling the numba kernels for their first use (up to a minute or "
-                  "two; they are cached, later runs start in about a second)")
+COMPILE_NOTICE = ("nimmt: compiling the search kernels once, about {seconds} s (not counted in "
+                  "any time limit); later runs start in about a second")
+
+
+def _announce_compile(seconds: int) -> None:
+    """The first compile's one line on stderr; on a terminal, a clock beside it while
+    kernels compile (``nimmt compile`` does it ahead, for images and clusters)."""
+    from nimmt.solver import notice
+
+    click.echo(COMPILE_NOTICE.format(seconds=seconds), err=True)
+    if not sys.stderr.isatty():
+        return
+
+    def tick() -> None:  # for the life of the process: any later compile shows it too
+        start, shown = 0.0, False
+        while True:
+            time.sleep(0.5)
+            if notice.compiling():
+                if not shown:
+                    start, shown = time.perf_counter(), True
+                click.echo(f"\rnimmt: compiling ... {time.perf_counter() - start:.0f} s ",
+                           err=True, nl=False)
+            elif shown:
+                click.echo("\r\033[K", err=True, nl=False)
+                shown = False
+
+    threading.Thread(target=tick, daemon=True).start()
 
 
 def _fail(message: str) -> NoReturn:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -30,6 +29,7 @@ from nimmt.solver.bots import RULE_BOTS, make_policy, parse_bot
 from nimmt.solver.errors import NimmtError, param
 from nimmt.solver.game import deal_position
 from nimmt.solver.names import Model, Placement, Variant
+from nimmt.solver.notice import work_clock
 from nimmt.solver.position import Position, format_position
 from nimmt.solver.rules import HAND_SIZE, Rules, plural
 
@@ -196,10 +196,10 @@ def explain(position: Position, model: str, values: dict[int, float], solution: 
 
 def _solve(args: tuple[StudySettings, int, int]) -> dict:
     settings, k, index = args
-    start = time.perf_counter()
+    start = work_clock()
     record = solve_position(position_of(settings, k, index), settings.models, settings.bots,
                             k, index)
-    record["seconds"] = time.perf_counter() - start
+    record["seconds"] = work_clock() - start
     return record
 
 

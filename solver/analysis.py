@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from . import exact, gamewin, montecarlo, nash
 from .errors import BudgetExceeded, NimmtError, SearchStopped, param
 from .names import Method, Model, values
+from .notice import work_clock
 from .position import Position, format_position
 
 __all__ = ["DEFAULT_MAX_NODES", "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "Analysis",
@@ -303,13 +303,13 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         if method != Method.AUTO:
             return analyse_nash(position, memory=memory, workers=workers,
                                 time_limit=time_limit, progress=progress)
-        start = time.perf_counter()
+        start = work_clock()
         seconds = None if time_limit is None else AUTO_SHARE * time_limit
         try:
             return analyse_nash(position, memory=memory, workers=workers, time_limit=seconds,
                                 progress=progress)
         except SearchStopped as stopped:  # budget or time: the random model instead
-            spent = time.perf_counter() - start
+            spent = work_clock() - start
             why = f"auto: nash did not fit ({_first_clause(stopped)})"
             return _fell_back(position, Model.NASH, why, samples, seed,
                               None if time_limit is None else time_limit - spent, max_nodes,
@@ -333,14 +333,14 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                           f"{max_nodes:,}", samples, seed, time_limit, max_nodes, progress,
                           memory, exact_progress, objective)
     if method == Method.AUTO and opponents != Model.RANDOM:  # worst: exact, else fall back
-        start = time.perf_counter()
+        start = work_clock()
         seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
         try:
             result = exact.solve_exact(position, opponents, max_nodes=OVERRUN * max_nodes,
                                        time_limit=seconds, memory=memory,
                                        progress=exact_progress, objective=objective)
         except SearchStopped as stopped:
-            spent = time.perf_counter() - start
+            spent = work_clock() - start
             return _fell_back(position, opponents,
                               f"auto: exact search ({opponents}) did not finish in {spent:.3g} "
                               f"s ({stopped.nodes:,} nodes, estimated {_count(estimate)}; "
@@ -356,7 +356,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         if fallback:
             seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
         limit = OVERRUN * max_nodes
-        start = time.perf_counter()
+        start = work_clock()
         try:
             result = exact.solve_exact(position, opponents, max_nodes=limit, time_limit=seconds,
                                        memory=memory, progress=exact_progress,
@@ -373,7 +373,7 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                         finished=stopped.finished, cards_total=stopped.cards_total,
                         nodes=stopped.nodes, seconds=stopped.seconds) from None
                 raise
-            spent = time.perf_counter() - start
+            spent = work_clock() - start
             by = STOPPED_BY[stopped.reason]
             if stopped.reason == "time limit":
                 by += f" of {seconds:g} s"

@@ -22,7 +22,6 @@ strength ratio), one bot anchored at 0, with 95% intervals from a bootstrap over
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -38,6 +37,7 @@ from .errors import NimmtError, param
 from .external import close_engines, policy_for
 from .game import Estimate, SeatStats, SimulationResult, win_shares
 from .names import Variant
+from .notice import work_clock
 from .position import Position, format_position
 from .records import GameRecorder
 from .rules import HAND_SIZE, ROW_COUNT, Rules
@@ -150,10 +150,10 @@ class Table:
         cards = []
         forced = len(self.hands[0]) == 1
         for s in range(n):
-            t0 = time.perf_counter()
+            t0 = work_clock()
             decision = self._ask(s, views[s], partial(self.policies[s].choose, views[s]))
             if not forced:
-                self.times[s].append(time.perf_counter() - t0)
+                self.times[s].append(work_clock() - t0)
             card = getattr(decision, "card", None)
             if card not in self.hands[s]:
                 raise self._fail(s, views[s], f"played {card!r}, which is not in its hand")
@@ -173,10 +173,10 @@ class Table:
                             tuple(take[q] if q in before else -1 for q in seats),
                             tuple(tie[q] if q in before else -1 for q in seats),
                             rows, options)
-            t0 = time.perf_counter()
+            t0 = work_clock()
             option = self._ask(s, views[s], partial(self.policies[s].choose_option, moment))
             if self.times[s] and not forced:
-                self.times[s][-1] += time.perf_counter() - t0
+                self.times[s][-1] += work_clock() - t0
             if not isinstance(option, (int, np.integer)) or not -1 <= option < len(options):
                 raise self._fail(s, views[s], f"chose row option {option!r} for {cards[s]}; "
                                  f"it has options 0..{len(options) - 1} (or -1)")

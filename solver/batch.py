@@ -56,7 +56,6 @@ and on the command line ``@batch_options`` (cli.py) adds ``--workers``, ``--sche
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -66,6 +65,7 @@ from itertools import islice
 from typing import Any, Generic, TypeVar
 
 from .errors import NimmtError, param
+from .notice import work_clock
 
 __all__ = ["Backend", "Batch", "DASK_MISSING", "RunState", "run_group", "run_units"]
 
@@ -135,14 +135,14 @@ class RunState:
                  on_result: Callable[[int, Any], None] | None,
                  enough: Callable[[], bool] | None, time_limit: float | None) -> None:
         self.progress, self.on_result, self.enough = progress, on_result, enough
-        self.start = time.perf_counter()
+        self.start = work_clock()
         self.deadline = None if time_limit is None else self.start + time_limit
         self.batch: Batch = Batch()
         self.finished = False   # enough() said so
         self.grouped = False    # each task runs a group of units (run_units' ``group``)
 
     def left(self) -> float | None:
-        return None if self.deadline is None else self.deadline - time.perf_counter()
+        return None if self.deadline is None else self.deadline - work_clock()
 
     def out_of_time(self) -> bool:
         left = self.left()
@@ -161,7 +161,7 @@ class RunState:
             self.batch.stopped = "time limit"
             return None
         if self.batch.units == 0:
-            self.batch.startup = time.perf_counter() - self.start
+            self.batch.startup = work_clock() - self.start
         self.batch.units += len(item[1]) if self.grouped else 1
         return item
 
@@ -210,7 +210,7 @@ def run_units(task: Callable[[U], R], units: Iterable[U], backend: Backend = Bac
             _run_here(runs, numbered, run, warm)
     except KeyboardInterrupt:
         run.batch.stopped = "interrupted"
-    run.batch.seconds = time.perf_counter() - run.start
+    run.batch.seconds = work_clock() - run.start
     return run.batch
 
 
@@ -250,6 +250,8 @@ def _run_pool(task: Callable, numbered: Iterator[tuple[int, Any]], workers: int,
     """A process pool with ``window`` units in flight; a broken pool (a worker killed) is
     rebuilt and the units it had not returned are handed out again, in index order."""
     limit = window or UNITS_PER_SLOT * workers
+    if warm is not None and run.deadline is not None:
+        warm()  # compiled here once (work_clock leaves it out of the time limit), loaded there
     retry: list[tuple[int, Any]] = []       # units of a broken pool, to run again
     for _ in range(MAX_POOL_RESTARTS + 1):
         if not _pool_round(task, numbered, workers, run, warm, limit, retry):

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -60,6 +59,7 @@ from .engine import jit, pick_card, rng_seed
 from .errors import BudgetExceeded, NimmtError, param
 from .montecarlo import Z95
 from .names import Method
+from .notice import work_clock
 from .position import Position
 from .rules import Rules
 
@@ -177,7 +177,7 @@ def exact_bot_values(position: Position, bot: str, max_steps: int | None = None,
         if max_steps is not None and steps[0] > max_steps:
             raise _Stopped("steps", steps[0])
         if (deadline is not None and steps[0] % TIME_CHECK == 0
-                and time.perf_counter() > deadline):
+                and work_clock() > deadline):
             raise _Stopped("time limit", steps[0])
 
     def pick(hand: tuple[int, ...], rows: tuple[tuple[int, ...], ...]) -> int:
@@ -349,7 +349,7 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
             done += 1
             if progress:
                 progress(1)
-            if deadline is not None and time.perf_counter() > deadline and done >= 2:
+            if deadline is not None and work_clock() > deadline and done >= 2:
                 break
     except KeyboardInterrupt:
         if done < 2:
@@ -445,7 +445,7 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(Method)}")
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
-    start = time.perf_counter()
+    start = work_clock()
     deadline = None if time_limit is None else start + time_limit
     total = split_count(position)
     estimate = estimate_steps(position)
@@ -473,7 +473,7 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
             values, steps = exact_bot_values(position, spec.name, 2 * max_nodes // STEP_NODES,
                                              budget)
         except _Stopped as stopped:
-            spent = time.perf_counter() - start
+            spent = work_clock() - start
             if method == Method.EXACT:
                 raise NimmtError(f"exact enumeration stopped ({stopped.reason}) after "
                                  f"{stopped.steps:,} steps in {spent:.3g} s; allow more time or "
@@ -489,7 +489,7 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
                      for c, (v, now, took) in values.items()]
             return Analysis(position, str(spec), Method.EXACT.value,
                             f"{how}; {_splits(total)}, your later play optimal on what you "
-                            "see", _ranked(items), None, steps, time.perf_counter() - start,
+                            "see", _ranked(items), None, steps, work_clock() - start,
                             extra={"opponent_model": _model_json(spec, total),
                                    "estimated_steps": estimate, "unit": "expected cows"})
     elif method == Method.AUTO:
@@ -500,7 +500,7 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
                                                progress)
     return _from_samples(position, spec, sampled, now, complete, reason,
-                         time.perf_counter() - start, seed, steps, total)
+                         work_clock() - start, seed, steps, total)
 
 
 def analyse_any(position: Position, opponents: str = "random", **options: Any) -> Analysis:

@@ -56,7 +56,6 @@ chunks with the clock read between them.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -69,6 +68,7 @@ from .engine import jit, jit_inline, rng_below, rng_seed
 from .errors import NimmtError, SearchStopped, param
 from .exact import estimate_nodes, solve_exact
 from .nash import solve_nash
+from .notice import work_clock
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
 
@@ -324,15 +324,15 @@ MIN_SECONDS = 0.002  # what a stage is given when its share has run out
 
 
 def deadline_of(seconds: float | None) -> float | None:
-    """The ``time.perf_counter()`` value a decision must be made by (None: no time budget)."""
-    return None if seconds is None else time.perf_counter() + seconds
+    """The ``work_clock()`` value a decision must be made by (None: no time budget)."""
+    return None if seconds is None else work_clock() + seconds
 
 
 def seconds_left(deadline: float | None, share: float = 1.0) -> float | None:
     """``share`` of the time left before ``deadline`` (at least MIN_SECONDS), or None."""
     if deadline is None:
         return None
-    return max(share * (deadline - time.perf_counter()), MIN_SECONDS)
+    return max(share * (deadline - work_clock()), MIN_SECONDS)
 
 
 class ExpectiBot(Bot):
@@ -392,7 +392,7 @@ class ExpectiBot(Bot):
 def _part(deadline: float | None, share: float) -> float | None:
     """A deadline ``share`` of the way from now to ``deadline``."""
     left = seconds_left(deadline, share)
-    return None if left is None else time.perf_counter() + left
+    return None if left is None else work_clock() + left
 
 
 class ParanoidBot(ExpectiBot):
@@ -574,18 +574,18 @@ class ChunkSizer:
     it. Without one, chunks are as asked."""
 
     def __init__(self, deadline: float | None) -> None:
-        self.deadline, self.rate, self.t0 = deadline, 0.0, time.perf_counter()
+        self.deadline, self.rate, self.t0 = deadline, 0.0, work_clock()
 
     def size(self, wanted: int) -> int:
         """The next chunk: ``wanted`` items, fewer when the time left calls for it."""
-        self.t0 = time.perf_counter()
+        self.t0 = work_clock()
         if self.deadline is None or self.rate <= 0:
             return wanted
         return max(1, min(wanted, int(0.5 * (self.deadline - self.t0) / self.rate)))
 
     def done(self, size: int) -> bool:
         """After a chunk of ``size``: True when the deadline has passed."""
-        now = time.perf_counter()
+        now = work_clock()
         self.rate = (now - self.t0) / size
         return self.deadline is not None and now >= self.deadline
 

@@ -28,7 +28,6 @@ by named *play bots* (engine.py's numba bots, rule-following row choices). Two m
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +38,7 @@ from . import draftkernels as dk
 from . import engine
 from .draft import DraftPosition, format_draft, hand_sizes_after, pick_order
 from .errors import BudgetExceeded, NimmtError, param
+from .notice import work_clock
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT, Rules, card_cows
 
@@ -312,11 +312,11 @@ def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Seque
     run(0, draft.pool[0], 0, 0)  # load (or compile) the kernel before timing
     done, complete = 0, True
     pool_of_threads = ThreadPoolExecutor(workers) if workers > 1 else None
-    start = time.perf_counter()
+    start = work_clock()
     try:
         while done < samples:
             size = min(batch, samples - done)
-            t0 = time.perf_counter()
+            t0 = work_clock()
             if pool_of_threads is None:
                 for ci, card in enumerate(draft.pool):
                     run(ci, card, done, size)
@@ -328,9 +328,9 @@ def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Seque
             done += size
             if progress:
                 progress(size)
-            if time.perf_counter() - t0 < 0.05 and batch < 1 << 16:
+            if work_clock() - t0 < 0.05 and batch < 1 << 16:
                 batch *= 2
-            if time_limit is not None and time.perf_counter() - start > time_limit:
+            if time_limit is not None and work_clock() - start > time_limit:
                 complete = done >= samples
                 break
     except KeyboardInterrupt:
@@ -342,7 +342,7 @@ def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Seque
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
     return ([(card, np.concatenate(values[ci])[:done], np.concatenate(others[ci])[:done])
-             for ci, card in enumerate(draft.pool)], complete, time.perf_counter() - start)
+             for ci, card in enumerate(draft.pool)], complete, work_clock() - start)
 
 
 # A round played outside the kernels (the arena's game loop with any bots): the 4 row cards,
@@ -363,7 +363,7 @@ def _montecarlo_played(draft: DraftPosition, drafters: Sequence[str], play_round
     n, first, last = draft.players, draft.picks_done, HAND_SIZE * draft.players
     values: dict[int, list[int]] = {card: [] for card in draft.pool}
     others: dict[int, list[float]] = {card: [] for card in draft.pool}
-    complete, start = True, time.perf_counter()
+    complete, start = True, work_clock()
     try:
         for s in range(samples):
             for card in draft.pool:
@@ -382,7 +382,7 @@ def _montecarlo_played(draft: DraftPosition, drafters: Sequence[str], play_round
                 others[card].append(sum(cows[1:]) / (n - 1))
             if progress:
                 progress(1)
-            if time_limit is not None and time.perf_counter() - start > time_limit:
+            if time_limit is not None and work_clock() - start > time_limit:
                 complete = s + 1 >= samples
                 break
     except KeyboardInterrupt:
@@ -391,7 +391,7 @@ def _montecarlo_played(draft: DraftPosition, drafters: Sequence[str], play_round
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
     return ([(card, np.array(values[card][:done], np.int64), np.array(others[card][:done]))
-             for card in draft.pool], complete, time.perf_counter() - start)
+             for card in draft.pool], complete, work_clock() - start)
 
 
 # ---------------------------------------------------------------- the analysis
@@ -449,7 +449,7 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
         dealt = np.arange(1, draft.deck_size + 1, dtype=np.int64)  # load the kernel first
         dk.round_once(dealt[-ROW_COUNT:], dealt[:HAND_SIZE * n].reshape(n, HAND_SIZE), n,
                       draft.professional, engine.bot_codes(round_bots), 0)
-        start = time.perf_counter()
+        start = work_clock()
         values, leaves = _exact(draft, drafters, round_bots, exact_progress)
         best = min(v[0] for _, v in values)
         cards = tuple(sorted((DraftCard(c, float(v[0]), float(v[0] - best),
@@ -459,7 +459,7 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                   "auto: exact enumeration of the rest of the draft (a deterministic round)")
         return DraftAnalysis(draft, drafters, round_bots, "exact",
                              f"{reason}; {leaves:,} rounds played", cards,
-                             time.perf_counter() - start, rounds=leaves,
+                             work_clock() - start, rounds=leaves,
                              extra={"estimated_rounds": estimate_rounds(draft, drafters)})
     if OPTIMAL in drafters:
         raise NimmtError(f"the optimal drafter needs exact enumeration, which does not apply: "

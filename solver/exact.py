@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,6 +38,7 @@ from .errors import (
     SearchStopped,
     param,
 )
+from .notice import work_clock
 from .position import Position
 from .rules import COWS, HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
 from .statekey import (
@@ -1142,7 +1142,7 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
         raise NimmtError(f"unknown model {model!r} for exact search; use random or worst")
     if time_limit is not None and not time_limit > 0:
         raise NimmtError(f"time_limit={time_limit!r} must be a positive number of seconds")
-    clock = time.perf_counter()  # the time limit counts from here (a kernel's load too)
+    clock = work_clock()  # the time limit: work time from here (a compile is not counted)
     goal = goal_array(position, objective)
     owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
@@ -1156,13 +1156,13 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
             MODELS[model], cards, layout, goal)
     if not _solve_cards.signatures:  # compile or load first: reported times are the search's
         _solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
-    start = time.perf_counter()
+    start = work_clock()
     interrupted = False
     if time_limit is None and progress is None and estimate_nodes(position) <= INLINE_NODES:
         _solve_cards(*args, stats, max_nodes, results)
     else:
         interrupted = _run_watched(args, stats, max_nodes, results, clock, time_limit, progress)
-    seconds = time.perf_counter() - start
+    seconds = work_clock() - start
     lines = [CardLine(card, objective_value(objective, float(v)), float(now), float(took))
              for card, (v, now, took) in zip(position.hand, results)]
     if stats[ABORTED]:
@@ -1194,8 +1194,8 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
     interrupted = False
     try:
         while not done.wait(POLL_SECONDS if time_limit is None else min(
-                POLL_SECONDS, max(start + time_limit - time.perf_counter(), LIMIT_POLL_SECONDS))):
-            if time_limit is not None and time.perf_counter() - start > time_limit:
+                POLL_SECONDS, max(start + time_limit - work_clock(), LIMIT_POLL_SECONDS))):
+            if time_limit is not None and work_clock() - start > time_limit:
                 stats[STOP] = TIME_LIMIT
             if progress is not None and stats[CARDS_DONE] > reported:
                 step, reported = int(stats[CARDS_DONE]) - reported, int(stats[CARDS_DONE])

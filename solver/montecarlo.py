@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -66,6 +65,7 @@ from .exact import (
     seat_of,
     sort_hidden_seats,
 )
+from .notice import work_clock
 from .position import Position
 from .rules import HAND_SIZE, MAX_PLAYERS
 from .statekey import L_WIDTH
@@ -377,7 +377,7 @@ def _stop_at(deadline: float, stats: np.ndarray) -> threading.Timer:
     """A timer thread that sets the stop flag at ``deadline`` (the exact continuation looks
     at it every 1,024 nodes; the batches run in the caller's thread, the kernel releasing
     the GIL). One thread per run: cancel it when the run ends."""
-    timer = threading.Timer(max(deadline - time.perf_counter(), 0.0),
+    timer = threading.Timer(max(deadline - work_clock(), 0.0),
                             lambda: stats.__setitem__(exact.STOP, exact.TIME_LIMIT))
     timer.daemon = True
     timer.start()
@@ -561,7 +561,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     (seed, card, sample index). ``exact_depth`` and ``rollouts`` (0: later cards by
     the closest bot) default to ``plan(position, node_budget)``.
     """
-    clock = time.perf_counter()  # a time limit counts from here (a kernel's load too)
+    clock = work_clock()  # a time limit counts from here (a kernel's load too)
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if rollouts is not None and rollouts < 0:
@@ -590,7 +590,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                           new_run_memo(layout), layout,
                           stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal)
     memo = new_run_memo(layout)
-    start = time.perf_counter()
+    start = work_clock()
     deadline = None if time_limit is None else clock + time_limit
     if deadline is not None:
         batch = min(batch, FIRST_TIMED_BATCH)
@@ -601,9 +601,9 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         while done < samples:
             size = min(batch, samples - done)
             if deadline is not None and rate > 0:  # a batch that fits the time left
-                size = max(1, min(size, int(TIMED_SHARE * (deadline - time.perf_counter())
+                size = max(1, min(size, int(TIMED_SHARE * (deadline - work_clock())
                                             / rate)))
-            t0 = time.perf_counter()
+            t0 = work_clock()
             values = np.zeros((len(hand), size))
             now = np.zeros((len(hand), size))
             args = (table, owner, position.deck_size, known, hidden, position.professional,
@@ -615,13 +615,13 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                 break
             batches.append((values, now))
             done += size
-            spent = time.perf_counter() - t0
+            spent = work_clock() - t0
             rate = spent / size
             if spent < 0.05 and batch < 8192:
                 batch *= 2  # fewer kernel calls, while time limits stay responsive
             if progress:
                 progress(size)
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and work_clock() >= deadline:
                 complete = done >= samples
                 break
     except KeyboardInterrupt:
@@ -646,6 +646,6 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                                  float(v.std(ddof=1) / math.sqrt(done)),
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
-    return MonteCarloResult(tuple(cards), depth, time.perf_counter() - start, complete,
+    return MonteCarloResult(tuple(cards), depth, work_clock() - start, complete,
                             int(stats[exact.RESOLVED]), position.cards_left, rollouts, objective,
                             gamewin.win_word(position))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import os
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +21,7 @@ import numpy as np
 
 from .engine import find_end, jit, jit_inline, row_table
 from .errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
+from .notice import work_clock
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT
 from .statekey import (
@@ -1546,7 +1546,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
             if progress:
                 progress(1)
 
-    start = time.perf_counter()
+    start = work_clock()
     try:
         while not schedule.finished():
             stats[N_ABORTED] = 0
@@ -1561,7 +1561,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
             try:
                 for done in finished:
                     while not done.wait(0.05):
-                        if time_limit is not None and time.perf_counter() - start > time_limit:
+                        if time_limit is not None and work_clock() - start > time_limit:
                             control[C_STOP] = ABORT_STOP
             except KeyboardInterrupt:
                 control[C_STOP] = ABORT_STOP
@@ -1599,7 +1599,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                     f"({param('time_limit', beside=True)}) or analyse a later position",
                     "time limit",
                     cards_total=len(cells), nodes=int(stats[N_CELLS]),
-                    seconds=time.perf_counter() - start)
+                    seconds=work_clock() - start)
             elif not schedule.finished():
                 raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
     finally:
@@ -1611,7 +1611,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
         values[~asked] = np.nan
         aux[~asked] = np.nan
     return _CellRun(values, aux, stats, int(control[C_USED]), table_bytes, on_disk, workers,
-                    time.perf_counter() - start, len(given),
+                    work_clock() - start, len(given),
                     None if step is None else step.answer)
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import signal
 import threading
-import time
 from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import IO, Any
@@ -36,6 +35,7 @@ from .bots import BOT_NAMES, PARAMETERS, parse_bot
 from .draftsearch import DRAFTERS
 from .errors import NimmtError, SearchStopped
 from .names import Method, Model, Placement, Variant, values
+from .notice import work_clock
 from .position import Position, load_position
 from .queries import analyse_answer, bot_answer, review_answer, unfinished_json
 
@@ -282,11 +282,11 @@ class Engine:
         at most one per ``progress_interval`` seconds."""
         if rid is None:
             return None
-        state = {"done": 0, "last": time.perf_counter()}
+        state = {"done": 0, "last": work_clock()}
 
         def step(n: int) -> None:
             state["done"] += n
-            now = time.perf_counter()
+            now = work_clock()
             if now - state["last"] >= self.progress_interval:
                 state["last"] = now
                 self._write({"jsonrpc": "2.0", "method": "progress",
