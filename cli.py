@@ -1594,8 +1594,11 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
 
     At each card type a card of your hand, hint (the analysis of this decision),
     why CARD (what it risks, and its worst-case line late in the round), undo (take
-    back your last card of this round) or quit. Row choices are asked when your card
-    has more than one place. Ctrl-C or the end of input stops; the record is saved.
+    back your last card of this round) or quit; the last card of a round is played for
+    you. Row choices are asked when your card has more than one place, after the turn's
+    cards are shown; hint there values each option. Hints value against the seated bots
+    when every other seat has the same rule-of-thumb bot, else the random model (said).
+    Ctrl-C or the end of input stops; the record is saved.
 
     \b
     Example:
