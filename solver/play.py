@@ -201,10 +201,11 @@ class HumanGame:
                          for s, c in enumerate(moment.cards))
 
     def _footer(self, analyses: Sequence[Any]) -> str:
+        if not analyses:  # a row choice with the last card: nothing is left to value
+            return "(the round ends with this turn: the cows now are all there is)"
         methods = sorted({a.method for a in analyses})
-        units = sorted({a.unit for a in analyses}) or ["cows"]
-        return (f"({'/'.join(methods) or 'no cards left'}; {'; '.join(units)})\n"
-                f"({self.model_note})")
+        units = sorted({a.unit for a in analyses})
+        return f"({'/'.join(methods)}; {'; '.join(units)})\n({self.model_note})"
 
     def hint(self, position: Position) -> str:
         """The analysis of this decision: every card, best first, against ``self.model``."""
