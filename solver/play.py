@@ -57,14 +57,15 @@ def rows_text(rows: Sequence[Sequence[int]]) -> str:
     return "\n".join(out)
 
 
-def hint_model(specs: Sequence[BotSpec]) -> tuple[str | BotSpec, str]:
-    """The opponents' model hints value against, and a line saying which and why. The
-    seated bots themselves when every other seat has the same rule-of-thumb bot (the
-    ``random`` bot is the random model); the random model otherwise: nimmt models one bot at
-    every seat, and a search-backed bot as a model takes minutes, not a hint's seconds.
+def hint_model(specs: Sequence[BotSpec]) -> tuple[str, str]:
+    """The opponents' model hints value against (``analyse_any``'s ``opponents``), and a
+    line saying which and why. The seated bot itself when every other seat has the same
+    rule-of-thumb bot (the ``random`` bot is the random model); the random model otherwise:
+    nimmt models one bot at every seat, and a search-backed bot as a model takes minutes,
+    not a hint's seconds.
 
     >>> hint_model([BotSpec("closest"), BotSpec("closest")])[0]
-    BotSpec(name='closest', params={})
+    'closest'
     >>> hint_model([BotSpec("closest"), BotSpec("random")])[0]
     'random'
     """
@@ -72,7 +73,7 @@ def hint_model(specs: Sequence[BotSpec]) -> tuple[str | BotSpec, str]:
     if len(names) == 1 and specs[0].name == "random":
         return "random", "hints assume your opponents play random cards (as they do)"
     if len(names) == 1 and specs[0].name in RULE_BOTS:
-        return specs[0], f"hints value your cards against the {names[0]} bot at every seat"
+        return names[0], f"hints value your cards against the {names[0]} bot at every seat"
     why = (f"nimmt has no quick model of the {names[0]} bot" if len(names) == 1 else
            f"your opponents play different bots ({', '.join(names)}) and nimmt models one bot "
            "at every seat")
