@@ -1,6 +1,8 @@
 """The ``nimmt`` command line: parse, call the library, render. No game logic here."""
 from __future__ import annotations
 
+import errno
+import io
 import json
 import math
 import os
@@ -1616,8 +1618,11 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
 
     At each card type a card of your hand, hint (the analysis of this decision),
     why CARD (what it risks, and its worst-case line late in the round), undo (take
-    back your last card of this round) or quit. Row choices are asked when your card
-    has more than one place. Ctrl-C or the end of input stops; the record is saved.
+    back your last card of this round) or quit; the last card of a round is played for
+    you. Row choices are asked when your card has more than one place, after the turn's
+    cards are shown; hint there values each option. Hints value against the seated bots
+    when every other seat has the same rule-of-thumb bot, else the random model (said).
+    Ctrl-C or the end of input stops; the record is saved.
 
     \b
     Example:
@@ -2015,8 +2020,114 @@ def study_command(variant, players, cards_left, positions, placement, models, bo
                f"{state}; seed {used}")
 
 
+# ---------------------------------------------------------------- the standard streams
+
+class _StandardStream(io.RawIOBase):
+    """File descriptor 1 or 2 under ``sys.stdout`` / ``sys.stderr``. A write to stdout that
+    fails is marked with the stream's name (``nimmt_stream``), so that the entry point can
+    tell a failing standard output from any other OSError; after that first failure writes
+    are dropped, so that the interpreter's own flush at exit cannot fail a second time.
+    stderr carries only notices and the error line: a failure there is dropped at once, so
+    that a full or closed stderr never stops a run whose output is fine (the exit status
+    still tells an error)."""
+
+    def __init__(self, fd: int, name: str) -> None:
+        super().__init__()
+        self.fd, self.name = fd, name
+        self.failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, data: Any) -> int:
+        if self.failed:
+            return len(data)
+        try:
+            return os.write(self.fd, data)
+        except OSError as e:
+            self.failed = True
+            if self.name == "stderr":
+                return len(data)
+            e.nimmt_stream = self.name  # type: ignore[attr-defined]
+            raise
+
+
+def _guard_streams() -> None:
+    """Put ``_StandardStream`` under sys.stdout and sys.stderr (same encoding, errors and
+    buffering as Python's own)."""
+    for name in ("stdout", "stderr"):
+        old = getattr(sys, name)
+        try:
+            fd = old.fileno()
+            old.flush()
+        except (AttributeError, ValueError, OSError):
+            continue  # not a real file (an embedding replaced it): leave it alone
+        new = io.TextIOWrapper(io.BufferedWriter(_StandardStream(fd, name)),
+                               encoding=old.encoding, errors=old.errors,
+                               line_buffering=old.line_buffering or name == "stderr",
+                               write_through=name == "stderr")
+        setattr(sys, name, new)
+
+
+def _is_stdout_error(error: BaseException | None) -> bool:
+    """Is ``error`` (or what it was raised from or while handling) a failed write to
+    standard output?"""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if getattr(error, "nimmt_stream", None) == "stdout":
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _stdout_failed(what: str) -> NoReturn:
+    """The output cannot be written: say so in one line on stderr (if stderr takes it) and
+    exit with status 1 (not 2: nothing was wrong with the command itself)."""
+    try:
+        sys.stderr.write(f"nimmt: error: {what}; the output is lost: send it to a file or "
+                         "a device that takes it (e.g. > out.txt, or > /dev/null to drop "
+                         "it)\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        pass  # stderr fails too (closed, full): the exit status is all that is left
+    sys.exit(1)
+
+
 def main() -> None:
-    cli()
+    """The ``nimmt`` console script. Beyond ``cli()``: a standard output that cannot take
+    the output (closed, a full disk, /dev/full) is one line on stderr and exit status 1,
+    never a traceback nor exit 0 with the output lost; a reader that stops early (``|
+    head``) ends the run quietly with status 1, as click does."""
+    if sys.stdout is None:  # fd 1 closed at start: click.echo would drop every line
+        _stdout_failed("standard output is closed")
+    if sys.stderr is None:  # fd 2 closed: its notices are dropped, the run goes on
+        sys.stderr = open(os.devnull, "w")  # open for the whole run
+    _guard_streams()
+    code: Any = 0
+    try:
+        cli()
+    except SystemExit as e:
+        code = e.code
+    except OSError as e:
+        if not _is_stdout_error(e):
+            raise
+        if e.errno != errno.EPIPE:
+            _stdout_failed(f"cannot write standard output: {e.strerror or e}")
+        sys.exit(1)  # the reader closed the pipe: nothing to say
+    try:
+        sys.stdout.flush()  # the last lines, while a failure can still be reported
+    except OSError as e:
+        if e.errno != errno.EPIPE:
+            _stdout_failed(f"cannot write standard output: {e.strerror or e}")
+        sys.exit(1)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

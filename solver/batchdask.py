@@ -9,6 +9,7 @@ futures left; a ``LocalCluster`` started for the run is closed with it.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -99,15 +100,22 @@ def connect(backend: Any) -> tuple[distributed.Client, distributed.LocalCluster 
     else:
         assert backend.scheduler is not None
         address = backend.scheduler
+    reason = None
     try:
         client = distributed.Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as e:
+        reason = str(e).split("\n")[0].strip() or type(e).__name__
+    if reason is not None:
+        # The half-made Client is held by the error's traceback; left to the interpreter's
+        # exit, its __del__ waits 6 s for the scheduler it never reached and prints a
+        # traceback. Outside the except block nothing holds it: collect it now, while its
+        # event loop still runs (its close is then immediate).
+        gc.collect()
         if cluster is not None:
             cluster.close()
-        reason = str(e).split("\n")[0].strip() or type(e).__name__
         raise NimmtError(f"cannot reach the Dask scheduler at {address} ({reason[:100]}); "
                          f"start one with: dask scheduler, or check "
-                         f"{param('scheduler')}") from None
+                         f"{param('scheduler')}")
     try:
         if cluster is not None:
             client.register_plugin(IgnoreInterrupt(), name="nimmt-ignore-interrupt")

@@ -56,7 +56,7 @@ chunks with the clock read between them.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -74,8 +74,8 @@ from .rules import HAND_SIZE, ROW_COUNT
 
 __all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "ChunkSizer",
            "Decision", "Moment", "Policy", "RowOption", "deadline_of", "make_policy",
-           "moment_of", "parse_bot", "parse_bots", "row_choices", "seconds_left",
-           "split_bot_list"]
+           "moment_of", "parse_bot", "parse_bots", "rank_row_options", "row_choices",
+           "seconds_left", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
@@ -942,21 +942,33 @@ def row_choices(position: Position, turn: Sequence[int] | None = None,
         if not position.turn:
             raise NimmtError("give the turn's cards (turn=CARDS in the position, yours first)")
         turn = position.turn
-    moment = moment_of(position, turn)
+
+    def value_after(after: Position, cows: Sequence[int]) -> tuple[float, float]:
+        if opponents == "nash":
+            return (float(cows[0] - cows[1]),
+                    solve_nash(after, workers=1).value if after.cards_left else 0.0)
+        if not after.cards_left:
+            return float(cows[0]), 0.0
+        result = analyse(after, opponents, max_nodes=max_nodes, samples=samples, seed=seed)
+        if result.extra.get("fallback_from"):  # one model for every option, or none
+            raise NimmtError(f"row choices under {opponents}: {result.reason.split(';')[0]}"
+                             f"; use {param('opponents', 'random')}")
+        return float(cows[0]), result.best.value
+
+    return rank_row_options(moment_of(position, turn), value_after)
+
+
+def rank_row_options(moment: Moment,
+                     value_after: Callable[[Position, Sequence[int]], tuple[float, float]]
+                     ) -> tuple[RowOption, ...]:
+    """Each row option of ``moment`` (``Moment.after``: the later cards' owners
+    rule-following), best first: ``value_after(position after the turn, each player's cows
+    this turn)`` gives (this turn's part, the part after), whose sum is the option's value
+    (lower is better). ``row_choices`` values them in a model; ``nimmt play``'s row hint
+    against the game's own opponents, the choices before player 1's as they were made."""
     values = []
     for o in range(len(moment.options)):
-        after, cows = moment.after(o)
-        now = float(cows[0])
-        later = 0.0
-        if opponents == "nash":
-            now -= cows[1]
-            later = solve_nash(after, workers=1).value if after.cards_left else 0.0
-        elif after.cards_left:
-            result = analyse(after, opponents, max_nodes=max_nodes, samples=samples, seed=seed)
-            if result.extra.get("fallback_from"):  # one model for every option, or none
-                raise NimmtError(f"row choices under {opponents}: {result.reason.split(';')[0]}"
-                                 f"; use {param('opponents', 'random')}")
-            later = result.best.value
+        now, later = value_after(*moment.after(o))
         values.append((now + later, o, now, later))
     rule_step = moment.after(-1)[0]
     best = min(values)[0]

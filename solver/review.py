@@ -28,7 +28,7 @@ from .position import Position, format_position
 from .records import RecordTurn, replay
 
 __all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "label_of", "regret_figure",
-           "render_html", "render_text", "review_card", "review_game", "seat_view"]
+           "regret_plot", "render_html", "render_text", "review_card", "review_game", "seat_view"]
 
 Z95 = 1.959963984540054
 # (lowest regret, label), most severe first; below the last: "ok"; no regret: "best"
@@ -348,35 +348,107 @@ def render_text(review: GameReview, tablefmt: str = "simple") -> str:
     return "\n\n".join([head, table, summary, note])
 
 
-def regret_figure(review: GameReview, fmt: str) -> bytes:
-    """A picture of regret per turn, one line per reviewed player (matplotlib, Agg);
-    ``fmt`` 'svg' or 'png'."""
-    import io
+TURNS_PER_ROUND = 10
+LABEL_POINTS = 7  # font size of the threshold labels; they are kept this far and more apart
 
+
+def regret_plot(review: GameReview) -> Any:
+    """The matplotlib ``Figure`` of ``regret_figure``: regret per reviewed turn (a card and
+    a row choice of the same turn added up), one line per reviewed player, broken between
+    rounds and where a turn was not reviewed. The x axis spans the reviewed turns only: one
+    round's reviewed turns by number; several rounds side by side, each the same span of
+    turns (a review from turn 4 shows turns 4..10 of each), a grey line between them. The
+    thresholds (``LABELS``) are dotted lines named just right of the plot, placed in axes
+    coordinates so that they never widen it."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    rounds = sorted({d.round for d in review.decisions}) or [1]
+    turns = [d.turn for d in review.decisions] or [1, TURNS_PER_ROUND]
+    first, last = min(turns), max(turns)
+    width = last - first + 2  # a round's turns and the gap before the next round
+    block = {r: i for i, r in enumerate(rounds)}
+    one_round = len(rounds) == 1
+
+    def x_of(d: Decision) -> int:
+        return d.turn if one_round else block[d.round] * width + d.turn - first
 
     fig = Figure(figsize=(8, 3.2))
     ax = fig.subplots()
-    turns_per_round = 10
+    top = 0.0
     for s in review.seats:
-        points: dict[int, float] = {}
+        points: dict[tuple[int, int], float] = {}
         for d in review.decisions:
             if d.seat == s and d.regret is not None:
-                x = (d.round - 1) * turns_per_round + d.turn
-                points[x] = points.get(x, 0.0) + d.regret
-        xs = sorted(points)
-        ax.plot(xs, [points[x] for x in xs], marker="o", label=f"{s + 1} {review.names[s]}")
-    for low, name in LABELS:
-        ax.axhline(low, color="grey", linewidth=0.6, linestyle=":")
-        ax.text(0.5, low, name, fontsize=7, color="grey", va="bottom")
-    ax.set_xlabel("turn (round 1: 1-10, round 2: 11-20, ...)")
+                key = (d.round, x_of(d))
+                points[key] = points.get(key, 0.0) + d.regret
+        # a line joins consecutive reviewed turns of one round only: no slope is drawn
+        # across an unreviewed turn or between rounds
+        runs: list[list[tuple[int, int]]] = []
+        for key in sorted(points):
+            if runs and key == (runs[-1][-1][0], runs[-1][-1][1] + 1):
+                runs[-1].append(key)
+            else:
+                runs.append([key])
+        colour = None
+        for run in runs:
+            line = ax.plot([x for _, x in run], [points[k] for k in run], marker="o",
+                           color=colour,
+                           label=None if colour else f"{s + 1} {review.names[s]}")[0]
+            colour = line.get_color()
+        top = max([top, *points.values()])
+    span = f"turn {first}" if first == last else f"turns {first}-{last}"
+    if one_round:
+        ax.set_xlim(first - 0.6, last + 0.6)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(f"turn of round {rounds[0]}")
+    else:
+        ax.set_xlim(-0.6, (len(rounds) - 1) * width + last - first + 0.6)
+        for i in range(1, len(rounds)):
+            ax.axvline(i * width - 1, color="grey", linewidth=0.6)
+        step = max(1, math.ceil(len(rounds) / 16))  # at most 16 round numbers on the axis
+        shown = range(0, len(rounds), step)
+        ax.xaxis.set_major_locator(FixedLocator([i * width + (last - first) / 2
+                                                 for i in shown]))
+        ax.set_xticklabels([str(rounds[i]) for i in shown])
+        ax.tick_params(axis="x", length=0)
+        ax.set_xlabel(f"round ({span} of each, left to right; a grey line between rounds)")
+    high = max(top, LABELS[0][0]) * 1.12  # the blunder line is always in view
+    ax.set_ylim(-0.04 * high, high)
+    _threshold_lines(fig, ax)
     ax.set_ylabel("regret (cows)")
-    ax.legend(fontsize=8)
+    if review.seats:
+        ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0),
+                  ncols=len(review.seats), frameon=False)
+    return fig
+
+
+def _threshold_lines(fig: Any, ax: Any) -> None:
+    """A dotted line per threshold and its name just right of the axes, at the line's
+    height (axes x, data y); names closer than a line of text are pushed apart (upwards)."""
+    per_point = fig.dpi / 72
+    order = sorted(LABELS)  # lowest first
+    heights = [ax.transData.transform((0.0, low))[1] / per_point for low, _ in order]
+    placed: list[float] = []
+    for h in heights:
+        placed.append(h if not placed else max(h, placed[-1] + 1.3 * LABEL_POINTS))
+    for (low, name), h, at in zip(order, heights, placed):
+        ax.axhline(low, color="grey", linewidth=0.6, linestyle=":")
+        ax.annotate(name, xy=(1.0, low), xycoords=ax.get_yaxis_transform(),
+                    xytext=(4, at - h), textcoords="offset points", fontsize=LABEL_POINTS,
+                    color="grey", va="center", ha="left", annotation_clip=False)
+
+
+def regret_figure(review: GameReview, fmt: str) -> bytes:
+    """A picture of regret per turn, one line per reviewed player (matplotlib, Agg;
+    ``regret_plot``); ``fmt`` 'svg' or 'png'."""
+    import io
+
     out = io.BytesIO()
-    fig.savefig(out, format=fmt, bbox_inches="tight")
+    regret_plot(review).savefig(out, format=fmt, bbox_inches="tight", dpi=120)
     return out.getvalue()
 
 

@@ -287,6 +287,23 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(runner):
     assert "--scheduler" in line
 
 
+@pytest.mark.parametrize("address", ["not a url", "tls://127.0.0.1:1"])
+def test_a_scheduler_address_the_client_refuses_is_one_line_and_no_leftover(address):
+    """A Client whose constructor fails is collected at once: left to the interpreter's exit,
+    its __del__ waited 6 s and printed a traceback after the error line (a real process:
+    the leftover shows only at its exit)."""
+    proc = subprocess.run([sys.executable, "-c", "from nimmt import cli; cli.main()",
+                           "simulate", "-n", "2", "--games", "10", "--scheduler", address],
+                          capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).parent.parent)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"nimmt: error: cannot reach the Dask scheduler at {address} (")
+    assert "--scheduler" in lines[0]
+
+
 def test_without_dask_the_dask_backends_say_how_to_install_it(runner, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     monkeypatch.delitem(sys.modules, "nimmt.solver.batchdask", raising=False)

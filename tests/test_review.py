@@ -3,6 +3,7 @@ known best move, regrets equal to `analyse` on the same views, row choices, form
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -11,7 +12,7 @@ from nimmt.solver.arena import deal_cards, simulate_bots
 from nimmt.solver.bots import parse_bots, row_choices
 from nimmt.solver.position import Position, parse_position
 from nimmt.solver.records import build_record
-from nimmt.solver.review import label_of, review_game
+from nimmt.solver.review import LABELS, Decision, GameReview, label_of, regret_figure, review_game
 from nimmt.solver.rules import Rules
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
@@ -151,3 +152,70 @@ def test_ctrl_c_keeps_what_was_reviewed(game):
     assert {d.turn for d in review.decisions} == {6, 7}
     assert review.total == 4 and review.done == 2
     assert review.to_json()["turns_reviewed"] == 2
+
+
+def a_review(rounds: list[int], first_turn: int, seed: int = 0) -> GameReview:
+    """A review of two players from ``first_turn`` in ``rounds``: a card decision per
+    turn 1..9 and a row choice now and then, regrets drawn at random (the picture does
+    not care where they come from)."""
+    rng = random.Random(seed)
+    decisions = []
+    for r in rounds:
+        for t in range(first_turn, 10):
+            for s in (0, 1):
+                regret = rng.choice([0.0, 0.0, rng.uniform(0, 1), rng.uniform(0, 8)])
+                decisions.append(Decision(r, t, s, "card", "17", "17", regret, 0.0, regret,
+                                          None, "exact", label_of(regret), ""))
+                if rng.random() < 0.2:
+                    decisions.append(Decision(r, t, s, "row", "take row 1", "take row 1",
+                                              0.0, 0.0, 0.0, None, "exact", "best", ""))
+    return GameReview({"names": ["me", "lowest"]}, (0, 1), "worst", decisions)
+
+
+def drawn_picture(review: GameReview, monkeypatch):
+    """The figure regret_figure saves, drawn (its texts' places known)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    saved = []
+    save = Figure.savefig
+
+    def keep(fig, *args, **kwargs):
+        saved.append(fig)
+        return save(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    assert regret_figure(review, "png")[:4] == b"\x89PNG"
+    fig = saved[0]
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    return fig, fig.axes[0], renderer
+
+
+@pytest.mark.parametrize("rounds,first_turn", [([1], 7), ([1], 1), ([2, 3, 4], 4),
+                                               ([1, 2, 3, 4, 5, 6, 7, 8], 4)])
+def test_the_picture_fits_the_reviewed_turns(monkeypatch, rounds, first_turn):
+    """The threshold labels sit just right of the axes, beside their lines, apart from
+    each other; the plot fills the picture (no empty band of unreviewed turns or floating
+    labels); the x axis spans the reviewed turns only."""
+    review = a_review(rounds, first_turn)
+    fig, ax, renderer = drawn_picture(review, monkeypatch)
+    box = ax.get_window_extent(renderer)
+    names = {name for _, name in LABELS}
+    labels = [t for t in ax.texts if t.get_text() in names]
+    assert sorted(t.get_text() for t in labels) == sorted(names)
+    extents = sorted((t.get_window_extent(renderer) for t in labels), key=lambda e: e.y0)
+    for e in extents:
+        assert box.x1 <= e.x0 <= box.x1 + 0.05 * box.width  # just right of the plot
+        assert box.y0 <= e.y0 and e.y1 <= box.y1
+    for low, high in zip(extents, extents[1:]):
+        assert low.y1 <= high.y0 + 1  # no two labels overlap
+    whole = fig.get_tightbbox(renderer)  # inches
+    assert box.width / fig.dpi > 0.8 * whole.width
+    left, right = ax.get_xlim()
+    reviewed = right - left
+    if len(rounds) == 1:
+        assert first_turn - 1 < left < first_turn and 9 < right < 10
+    else:  # the rounds side by side, each its reviewed turns and a gap
+        assert reviewed <= len(rounds) * (9 - first_turn + 2)
+        assert [t.get_text() for t in ax.get_xticklabels()] == [str(r) for r in rounds]
