@@ -2100,6 +2100,98 @@ def _stdout_failed(what: str) -> NoReturn:
     sys.exit(1)
 
 
+# What ``nimmt compile`` runs: one small command per engine, each compiling (or loading) the
+# kernels that engine's commands use. Every one is a whole ``nimmt`` run in its own process,
+# so that independent engines compile side by side.
+COMPILE_JOBS: dict[str, tuple[str, ...]] = {
+    "exact": ("analyse", "example", "--method", "exact"),
+    "montecarlo": ("analyse", "example-3p", "--method", "montecarlo", "--samples", "8",
+                   "--seed", "1"),
+    "nash": ("solve-deal", "variant=tactical players=2 rows=3,6/5,10/8,11,21/16,19,23 "
+             "hand=4,20 p2=15,22 gone=1,2,7,9,12,13,14,17,18,24", "--memory", "64M"),
+    "games": ("simulate", "-n", "3", "--games", "1", "--one-round", "--seed", "1"),
+    "bots": ("arena", "-n", "3", "--bots", "expecti:samples=4,mcs:playouts=4,"
+             "ismcts:iterations=8", "--deals", "1", "--one-round", "--seed", "1"),
+    "draft": ("analyse", "example-draft", "--samples", "8", "--seed", "1"),
+}
+
+
+@cli.command("compile", context_settings=CONTEXT)
+@click.option("--only", "only", multiple=True, type=click.Choice(sorted(COMPILE_JOBS)),
+              help="Only these engines (repeat the option); default: every one.")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Engines compiled at once, each in its own process  [default: the cores].")
+@click.option("--time-limit", type=FiniteFloat(0.001), default=None,
+              help="Seconds; then the engines still compiling are stopped (they compile on "
+                   "their first use instead).")
+def compile_command(only: tuple[str, ...], workers: int | None,
+                    time_limit: float | None) -> None:
+    """Compile every numba kernel now, in parallel processes, into numba's cache, so that
+    no later command waits for a first-use compile (for images, clusters and CI). A run
+    with a warm cache only loads them (a few seconds).
+
+    \b
+    Example:
+      nimmt compile
+      nimmt compile --only exact --only montecarlo
+    """
+    import subprocess
+
+    names = list(only) or list(COMPILE_JOBS)
+    workers = workers or os.cpu_count() or 1
+    bar = LazyProgress(len(names), "engines compiled", delay=0.0)
+    pending, running, done = list(names), {}, {}
+    start = time.perf_counter()
+    stopped = None
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                name = pending.pop(0)
+                running[name] = (subprocess.Popen(
+                    [sys.executable, "-m", "nimmt.cli", *COMPILE_JOBS[name]],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE, text=True, start_new_session=True),
+                    time.perf_counter())
+            for name, (child, began) in list(running.items()):
+                if child.poll() is not None:
+                    error = child.stderr.read() if child.stderr else ""
+                    done[name] = (time.perf_counter() - began, child.returncode, error)
+                    del running[name]
+                    bar(1)
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                stopped = "time limit"
+                break
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    finally:
+        for child, _ in running.values():
+            child.kill()
+            child.wait()
+        bar.close()
+    rows = []
+    for name in names:
+        if name in done:
+            seconds, code, error = done[name]
+            state = "ready" if code == 0 else f"failed: {_last_line(error)}"
+            rows.append([name, f"{seconds:.1f}", state])
+        else:
+            rows.append([name, "", "not compiled" if stopped else ""])
+    click.echo(tabulate(rows, headers=["engine", "seconds", "kernels"], tablefmt="simple"))
+    ready = sum(1 for name in done if done[name][1] == 0)
+    click.echo(f"{ready} of {len(names)} engines ready in {time.perf_counter() - start:.1f} s "
+               f"({workers} at once)" + (f"; stopped: {stopped}" if stopped else ""))
+    if stopped == "interrupted":
+        sys.exit(130)
+    if any(done[name][1] != 0 for name in done):
+        sys.exit(1)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return cut(lines[-1], 120) if lines else "no message"
+
+
 def main() -> None:
     """The ``nimmt`` console script. Beyond ``cli()``: a standard output that cannot take
     the output (closed, a full disk, /dev/full) is one line on stderr and exit status 1,
