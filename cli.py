@@ -444,7 +444,9 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
     rest = [c for c in analysis.cards if c.regret > 1e-9]
     if mc:
-        verdict = verdict[:-1] + f" ± {Z95 * best.stderr:.3f})"
+        # the interval, not "± half-width": it stays inside the value's range (cows >= 0,
+        # a probability in [0, 1]) where a symmetric one would not
+        verdict = verdict[:-1] + f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])"
         noisy = [c for c in rest if c.regret_stderr is not None
                  and c.regret <= Z95 * c.regret_stderr]  # the difference's 95% interval holds 0
         if noisy:
@@ -690,7 +692,7 @@ def render_draft_analysis(result, tablefmt: str) -> str:
     best = result.cards[0]
     tied = [c.card for c in result.cards if c.regret <= 1e-9]
     verdict = f"best: {', '.join(map(str, tied))} (expected cows {best.value:.3f}"
-    verdict += f" ± {Z95 * best.stderr:.3f})" if mc else ")"
+    verdict += f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])" if mc else ")"
     rest = [c for c in result.cards if c.regret > 1e-9]
     if mc:
         noisy = [c for c in rest if c.regret <= Z95 * c.regret_stderr]

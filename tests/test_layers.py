@@ -40,6 +40,7 @@ LAYERS = {
     # plain Python: names, errors, the rules as data, files, the pure-Python oracle
     "solver.names": 0, "solver.errors": 0, "solver.rules": 0, "solver.notice": 0,
     "solver.kernel_cache": 0, "solver.fileio": 0, "solver.reference": 0,
+    "solver.intervals": 0,  # 95% intervals inside their range, one home
     "solver.batch": 0, "solver.batchdask": 0,  # the batch commands' execution layer (issue 16)
     # numba kernels (turns, statekey and table: the search redesign's kernel modules)
     "solver.engine": 1, "solver.turns": 1, "solver.statekey": 1, "solver.table": 1,
