@@ -22,8 +22,9 @@ from typing import Any
 
 from .rules import NimmtError
 
-__all__ = ["TEMP_PREFIX", "atomic_write", "atomic_write_text", "check_output_path", "note",
-           "output_target", "partial_path", "read_json", "read_text"]
+__all__ = ["TEMP_PREFIX", "DuplicateKey", "atomic_write", "atomic_write_text",
+           "check_output_path", "loads_strict", "note", "output_target", "partial_path",
+           "read_json", "read_text", "unique_keys"]
 
 TEMP_PREFIX = ".nimmt-"
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
@@ -184,11 +185,38 @@ def read_text(path: str, what: str, limit: int) -> str:
                          f"offset {e.start}); save it as UTF-8") from None
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice (``json`` would keep the last one silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {json.dumps(key)} appears twice in one object; keep one of them")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook`` that refuses a key given twice: the notation refuses
+    a repeated key, and a JSON object must not silently keep the last of two values."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` with every object's keys unique (else ``DuplicateKey``)."""
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 def read_json(path: str, what: str, limit: int) -> Any:
-    """``read_text`` then JSON; a syntax error or nesting too deep is one NimmtError."""
+    """``read_text`` then JSON; a syntax error, a key given twice in one object or nesting
+    too deep is one NimmtError."""
     text = read_text(path, what, limit)
     try:
-        return json.loads(text)
+        return loads_strict(text)
+    except DuplicateKey as e:
+        raise NimmtError(f"cannot read {what} {path}: {e}") from None
     except json.JSONDecodeError as e:
         raise NimmtError(f"cannot read {what} {path}: not valid JSON (line {e.lineno}, column "
                          f"{e.colno}): {e.msg}") from None

@@ -160,6 +160,19 @@ def _score_problems(players: int, scores: tuple[int, ...]) -> list[str]:
     return found
 
 
+def _game_over_problems(scores: tuple[int, ...], threshold: int | None) -> list[str]:
+    """Scores that already reach the game's threshold (given, else the rules' 66): the
+    game ended before this round, so there is no round to play, whatever the objective."""
+    limit = DEFAULT_THRESHOLD if threshold is None else threshold
+    if not scores or max(scores) < limit:
+        return []
+    where = "the rules' threshold 66" if threshold is None else f"threshold={threshold}"
+    return [f"scores={','.join(map(str, scores))} already reach {where}: the game ended "
+            "before this round; give the scores before this round"
+            + (" (or the game's threshold=..., if it is higher)" if threshold is None else
+               " (each under the threshold)")]
+
+
 def _threshold_problems(threshold: Any) -> list[str]:
     """The game's threshold (None: not given, the rules' 66): a whole number, at least 1."""
     if threshold is None or (_is_int(threshold) and threshold >= 1):
@@ -287,6 +300,8 @@ def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], h
         return found, ()
     found = _row_problems(rows) + _size_problems(players, hand, other_hands)
     found += _score_problems(players, scores) + _threshold_problems(threshold)
+    if not found:
+        found += _game_over_problems(scores, threshold)
     cards, pool = _card_problems(variant, players, rows, hand, other_hands, gone)
     hidden = other_hands.count(None)
     if not found and not cards:

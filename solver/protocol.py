@@ -35,6 +35,7 @@ from .analysis import DEFAULT_MAX_NODES
 from .bots import BOT_NAMES, PARAMETERS, parse_bot
 from .draftsearch import DRAFTERS
 from .errors import NimmtError, SearchStopped
+from .fileio import loads_strict
 from .names import Method, Model, Placement, Variant, values
 from .position import Position, load_position
 from .queries import analyse_answer, bot_answer, review_answer, unfinished_json
@@ -203,7 +204,7 @@ class Engine:
         if not text.strip():
             return  # blank lines are ignored
         try:
-            message = json.loads(text)
+            message = loads_strict(text)  # a key twice: refused, as in a position file
         except (ValueError, RecursionError) as e:
             self._write(self._error(None, PARSE_ERROR,
                                     f"parse error: {_one_line(str(e))[:120]}"))
