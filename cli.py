@@ -113,7 +113,8 @@ class FiniteFloat(click.FloatRange):
 
 
 class PositionType(click.ParamType):
-    """POSITION: the notation, a JSON file with the same keys, or a built-in example name."""
+    """POSITION: the notation, a JSON file with the same keys, a built-in example name, or
+    ``-`` for any of these on standard input (fileio.read_stdin: the file's size limit)."""
 
     name = "POSITION"
 
@@ -327,7 +328,8 @@ def cli() -> None:
 
     or given as a JSON file with the same keys, or as a built-in example name
     (example, example-3p, example-pro, example-logic, example-standard; draft positions of
-    the logic variant: example-draft, example-draft-start).
+    the logic variant: example-draft, example-draft-start), or as - to read any of these
+    (the notation, the JSON, an example name) from standard input.
 
     \b
     Example:

@@ -726,17 +726,41 @@ POSITION_FILE_LIMIT = 2**20  # bytes: a position file is a few hundred
 
 
 def load_position(argument: str) -> Position:
-    """A POSITION argument: the notation, a built-in example's name, or the path of a
-    JSON file with the same keys. An example's name wins over a file of that name (write
-    ``./example`` for the file; a note on stderr says so)."""
+    """A POSITION argument: the notation, a built-in example's name, the path of a JSON
+    file with the same keys, or ``-`` for the notation, an example's name or that JSON on
+    standard input. An example's name wins over a file of that name (write ``./example``
+    for the file; a note on stderr says so)."""
     return position_from_mapping(load_fields(argument))
 
 
 def load_fields(argument: str, examples: Mapping[str, str] = EXAMPLES) -> dict[str, Any]:
     """A POSITION argument's keys and values (``load_position`` builds them): the notation,
-    a built-in example's name (from ``examples``), or a JSON file with the same keys."""
-    from .fileio import note, read_json
+    a built-in example's name (from ``examples``), a JSON file with the same keys, or ``-``:
+    any of the notation, an example's name or that JSON on standard input."""
+    from .fileio import STDIN, DuplicateKey, loads_strict, note, read_json, read_stdin
 
+    if argument.strip() == STDIN:  # the notation or JSON, piped in
+        text = read_stdin("position", POSITION_FILE_LIMIT).strip()
+        if not text:
+            raise NimmtError("standard input is empty; pipe a position in (the notation or "
+                             "its JSON), e.g. echo example | nimmt analyse -")
+        if text in examples:
+            return dict(notation_fields(examples[text]))
+        if text[0] not in "{[":
+            return dict(notation_fields(" ".join(text.split())))  # lines joined by spaces
+        try:
+            data = loads_strict(text)
+        except DuplicateKey as e:
+            raise NimmtError(f"cannot read the position on standard input: {e}") from None
+        except json.JSONDecodeError as e:
+            raise NimmtError(f"cannot read the position on standard input: not valid JSON "
+                             f"(line {e.lineno}, column {e.colno}): {e.msg}") from None
+        except RecursionError:
+            raise NimmtError("cannot read the position on standard input: its JSON is nested "
+                             "too deeply") from None
+        if not isinstance(data, dict):
+            raise NimmtError("standard input must hold a JSON object with the position's keys")
+        return data
     if argument.strip() in examples:
         if os.path.lexists(argument):
             note(f"{argument} is the built-in example; write ./{argument} to read the file "

@@ -127,7 +127,15 @@ def _position(params: Mapping[str, Any]) -> Position:
     if not isinstance(value, str):
         raise ParamsError("position is required: the notation, a built-in example's name "
                           "or a position file, as a string")
+    _not_stdin(value)
     return load_position(value)
+
+
+def _not_stdin(value: Any) -> None:
+    """The engine's standard input carries its requests: a position is never read there."""
+    if isinstance(value, str) and value.strip() == "-":
+        raise ParamsError("position \"-\" (standard input) is the engine's request stream; "
+                          "give the notation, a built-in example's name or a position file")
 
 
 # ---------------------------------------------------------------- the engine
@@ -301,6 +309,7 @@ class Engine:
         """``nimmt analyse``: the options by name; the result is its JSON."""
         if self.time_limit is not None and not {"time_limit", "time-limit"} & set(params):
             params["time_limit"] = self.time_limit
+        _not_stdin(params.get("position"))
         options = self.analyse_options(params)
         position = options["position"]
         cards = getattr(position, "cards_left", None)
