@@ -90,10 +90,20 @@ def _command_path(ctx: click.Context | None) -> str:
     return " ".join(["nimmt", *reversed(names)])
 
 
+# click's words for a number that does not parse, as this program says them
+_CLICK_NUMBERS = ((" is not a valid integer range.", " is not a whole number."),
+                  (" is not a valid integer.", " is not a whole number."),
+                  (" is not a valid float range.", " is not a number."),
+                  (" is not a valid float.", " is not a number."))
+
+
 def _short_quotes(message: str) -> str:
     """click's messages quote what the user typed ('...' or, for extra arguments, (...)):
-    cut each quotation to 40 characters."""
+    cut each quotation to 40 characters; "is not a valid integer range" (click's type
+    name, not a fix) reads "is not a whole number"."""
     message = re.sub(r"'([^']{40})[^']+'", r"'\1...'", message)
+    for words, plain in _CLICK_NUMBERS:
+        message = message.replace(words, plain)
     return re.sub(r"\(([^()]{40})[^()]+\)", r"(\1...)", message)
 
 
@@ -211,8 +221,14 @@ class SizeType(click.ParamType):
         if not math.isfinite(size):
             self.fail(f"{cut(value)!r} is not a size; write for example 4G or 512M", param, ctx)
         if scale is None:
-            self.fail(f"{cut(value)!r} has no unit; write for example {cut(value)}G or "
-                      f"{cut(value)}M (K, M, G, T)", param, ctx)
+            ram = physical_memory()
+            # suggest only the units that make it a size this option takes (0: none does)
+            fits = [f"{cut(str(value).strip())}{u}" for u in ("G", "M")
+                    if 2**20 <= size * self.units[u.lower()] <= (ram or math.inf)]
+            self.fail(f"{cut(value)!r} has no unit; write "
+                      + (f"for example {' or '.join(fits)}" if fits else
+                         "a size of at least 1M, for example 4G or 512M")
+                      + " (K, M, G, T)", param, ctx)
         if size < 2**20:
             self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
         ram = physical_memory()
@@ -732,8 +748,11 @@ def command_options(command: click.Command, params: dict[str, Any]) -> dict[str,
                 by_name[opt.lstrip("-").replace("-", "_")] = p
     argv: list[str] = []
     arguments: list[str] = []
+    keys: dict[str, str] = {}  # option's name -> the key the request used, for messages
     for key, value in params.items():
         found = by_name.get(str(key).replace("-", "_"))
+        if found is not None and found.name:
+            keys[found.name] = str(key)
         if found is None:
             names = sorted({q.name for q in by_name.values() if q.name})
             raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
@@ -760,6 +779,15 @@ def command_options(command: click.Command, params: dict[str, Any]) -> dict[str,
     try:
         ctx = command.make_context(command.name, argv + ["--"] + arguments,
                                    parent=click.Context(cli, info_name="nimmt"))
+    except click.MissingParameter as e:  # (a BadParameter: first)
+        key = e.param.name if e.param and e.param.name else "a param"
+        raise ParamsError(f"{key} is required" + (
+            ": the notation, a built-in example's name or a position file, as a string"
+            if key == "position" else "")) from None
+    except click.BadParameter as e:  # named as the request names it, never as a flag
+        key = keys.get(e.param.name, e.param.name) if e.param and e.param.name else "a param"
+        raise ParamsError(_short_quotes(f"Invalid value for '{key}': {e.message}"
+                                        .replace("\n", " "))) from None
     except click.UsageError as e:
         raise ParamsError(_short_quotes(e.format_message().replace("\n", " "))) from None
     options = {k: v for k, v in ctx.params.items() if k != "fmt"}
@@ -792,7 +820,7 @@ def engine(default_bot: str | None, time_limit: float | None,
     from nimmt.solver.protocol import Engine
 
     server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
-                    message=cli_message, default_bot=default_bot, time_limit=time_limit,
+                    default_bot=default_bot, time_limit=time_limit,
                     progress_interval=progress_interval)
     protocol_out = sys.stdout
     sys.stdout = sys.stderr  # whatever else prints cannot break the protocol's lines

@@ -145,20 +145,20 @@ class Engine:
 
     ``analyse_options(params) -> kwargs`` reads ``analyse``'s params by ``nimmt analyse``'s
     own options (the command line passes its click options: one place for each check) and
-    returns ``queries.analyse_answer``'s keyword arguments; ``message(error)`` spells a
-    library error for ``analyse`` (the command line's flags). ``default_bot`` plays ``bot``
-    requests that name none; ``time_limit`` is the seconds a request gets when it gives
-    none; ``progress_interval`` the seconds between two progress notifications."""
+    returns ``queries.analyse_answer``'s keyword arguments; errors name the params as the
+    request does (the library's names, never the command line's flags). ``default_bot``
+    plays ``bot`` requests that name none; ``time_limit`` is the seconds a request gets
+    when it gives none; ``progress_interval`` the seconds between two progress
+    notifications."""
 
     def __init__(self, output: IO[str], *,
                  analyse_options: Callable[[dict[str, Any]], dict[str, Any]],
-                 message: Callable[[NimmtError], str] = str, default_bot: str | None = None,
+                 default_bot: str | None = None,
                  time_limit: float | None = None, progress_interval: float = 0.5) -> None:
         if default_bot is not None:
             parse_bot(default_bot)  # a bad name is refused at the start
         self.output = output
         self.analyse_options = analyse_options
-        self.message = message
         self.default_bot = default_bot
         self.time_limit = time_limit
         self.progress_interval = progress_interval
@@ -267,8 +267,8 @@ class Engine:
         except _Reply:
             raise
         except NimmtError as e:
-            raise _Reply(INVALID_PARAMS, _one_line(self.message(e) if method == "analyse"
-                                                   else str(e))) from None
+            # the library's names are the params' (max_nodes, time_limit): never a flag
+            raise _Reply(INVALID_PARAMS, _one_line(str(e))) from None
         except KeyboardInterrupt:
             self.interrupted = True
             raise _Reply(INTERRUPTED, "interrupted (Ctrl-C); the engine ends") from None
@@ -328,7 +328,7 @@ class Engine:
             ran = bool(e.finished or e.nodes)
             data = unfinished_json(e, position, options.get("opponents", Model.RANDOM)) \
                 if ran else None
-            raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(self.message(e)),
+            raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(str(e)),
                          data) from None
         return answer.to_json()
 

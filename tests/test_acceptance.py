@@ -73,8 +73,7 @@ def test_a_json_position_with_unique_keys_still_loads(tmp_path):
 
 def test_engine_refuses_a_request_with_a_key_twice():
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p),
-                    message=cli.cli_message)
+    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
     line = ('{"jsonrpc": "2.0", "id": 1, "method": "analyse", "params": '
             '{"position": "example", "samples": 3, "samples": 400}}')
     engine.serve(io.BytesIO(line.encode() + b"\n"))

@@ -88,8 +88,7 @@ def test_read_once_a_stream(monkeypatch):
 
 def test_engine_refuses_a_position_on_its_own_standard_input():
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p),
-                    message=cli.cli_message)
+    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
     line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "analyse",
                        "params": {"position": "-"}})
     engine.serve(io.BytesIO(line.encode() + b"\n"))
