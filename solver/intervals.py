@@ -30,7 +30,7 @@ def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     may be an effective, fractional size); (0, 1) when n is 0.
 
     >>> [round(x, 4) for x in wilson(7 / 8, 8)]
-    [0.529, 0.9776]
+    [0.5291, 0.9776]
     >>> wilson(0.0, 10)[0], wilson(1.0, 10)[1]
     (0.0, 1.0)
     """
