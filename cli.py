@@ -1118,8 +1118,12 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
 def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
     """A solve-deal with --checkpoint stopped: one line saying how many root cells the
     checkpoint keeps and how to go on (Ctrl-C: status 130; the time limit: an error, 2)."""
-    where = (f"with {len(kept.cells)} of {total} root cells solved, kept in {kept.path}; "
-             "run the same command again to go on from them")
+    if kept.cells:
+        where = (f"with {len(kept.cells)} of {total} root cells solved, kept in {kept.path}; "
+                 "run the same command again to go on from them")
+    else:  # nothing to keep: the file was not written
+        where = (f"before any of the {total} root cells was solved, so nothing was kept and "
+                 f"{kept.path} was not written")
     if not interrupted:
         _fail(f"stopped at the time limit {where}")
     click.echo(f"nimmt: interrupted {where}", err=True)

@@ -78,3 +78,55 @@ def test_command_line_names_the_flag_alone(runner):
     line = assert_one_line_error(invoke(runner, "analyse", "example", "--method", "exact",
                                         "--max-nodes", "10"))
     assert "raise --max-nodes (about" in line and "max_nodes" not in line
+
+
+# ---------------------------------------------------------------- solve-deal's stops
+
+def _stop_at_once(monkeypatch, error: BaseException) -> None:
+    from nimmt.solver import nash
+
+    def stopped(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(nash, "solve_nash", stopped)
+
+
+def test_ctrl_c_before_any_cell_names_no_file_it_did_not_write(runner, tmp_path, monkeypatch):
+    path = tmp_path / "deal.ckpt.json"
+    _stop_at_once(monkeypatch, KeyboardInterrupt())
+    result = invoke(runner, "solve-deal", "--seed", 4, "-k", 4, "--checkpoint", path)
+    assert result.exit_code == 130, (result.output, result.stderr)
+    assert not path.exists()
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith("nimmt: interrupted before any of the 16 root cells was solved")
+    assert f"{path} was not written" in line
+    assert "kept in" not in line and "go on from them" not in line
+
+
+def test_time_limit_before_any_cell_names_no_file_it_did_not_write(runner, tmp_path,
+                                                                   monkeypatch):
+    from nimmt.solver.errors import NashStopped
+
+    path = tmp_path / "deal.ckpt.json"
+    _stop_at_once(monkeypatch, NashStopped("stopped by the time limit"))
+    line = assert_one_line_error(invoke(runner, "solve-deal", "--seed", 4, "-k", 4,
+                                        "--checkpoint", path, "--time-limit", "1"))
+    assert not path.exists()
+    assert "stopped at the time limit before any of the 16 root cells was solved" in line
+    assert f"{path} was not written" in line and "kept in" not in line
+
+
+def test_a_stop_after_cells_says_where_they_are_kept(capsys, tmp_path):
+    from nimmt.solver.deals import Checkpoint
+    from nimmt.solver.game import deal_position
+    from nimmt.solver.rules import Rules
+
+    path = str(tmp_path / "deal.ckpt.json")
+    kept = Checkpoint(path, deal_position(Rules("tactical", 2, "normal"), 4, 4))
+    kept.record(0, 0, 1.5, 2.0)
+    with pytest.raises(SystemExit) as stop:
+        cli._checkpoint_stop(True, kept, 16)
+    assert stop.value.code == 130
+    line = capsys.readouterr().err.strip()
+    assert line == (f"nimmt: interrupted with 1 of 16 root cells solved, kept in {path}; "
+                    "run the same command again to go on from them")
