@@ -1081,7 +1081,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
     click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
                           "yes" if p["fits"] else "no"] for p in plan],
-                        headers=["cards left", "estimated states", "memory", "fits"],
+                        headers=["cards left", "states stored (estimate)", "memory", "fits"],
                         tablefmt="simple"))
     if fit < k:
         click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "

@@ -130,3 +130,25 @@ def test_a_stop_after_cells_says_where_they_are_kept(capsys, tmp_path):
     line = capsys.readouterr().err.strip()
     assert line == (f"nimmt: interrupted with 1 of 16 root cells solved, kept in {path}; "
                     "run the same command again to go on from them")
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_the_estimate_below_four_cards_is_the_states_stored_none(k):
+    from nimmt.solver.game import deal_position
+    from nimmt.solver.nash import estimate_states, solve_nash
+    from nimmt.solver.rules import Rules
+
+    position = deal_position(Rules("tactical", 2, "normal"), k, 4)
+    assert estimate_states(position) == 0 == solve_nash(position, workers=1).stored
+
+
+def test_solve_deal_plan_shows_no_states_stored_below_four_cards(runner):
+    data = json.loads(invoke(runner, "solve-deal", "--seed", 4, "-k", 4, "--format",
+                             "json").stdout)
+    assert [(p["cards_left"], p["states"] > 0) for p in data["plan"]] == [
+        (4, True), (3, False), (2, False), (1, False)]
+    assert all(p["states"] == 0 for p in data["plan"][1:])
+    table = invoke(runner, "solve-deal", "--seed", 4, "-k", 4).stdout.splitlines()
+    assert "states stored (estimate)" in table[1]
+    rows = {line.split()[0]: line.split()[1] for line in table[3:7]}
+    assert rows == {"4": "46", "3": "0", "2": "0", "1": "0"}
