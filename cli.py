@@ -974,7 +974,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
       nimmt solve-deal --seed 3 -k 7 --output deal3.json
       nimmt analyse "$(nimmt deal -n 2 -k 7 --seed 3)" --solution deal3.json
       nimmt solve-deal --deals 20 --seed 1 -k 7
-      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \
+      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \\
         --root-cells needed
     """
     from nimmt.solver.game import deal_position, play_random_turns
@@ -1344,7 +1344,7 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
 
     \b
     Example:
-      nimmt simulate --variant tactical --players 4 \
+      nimmt simulate --variant tactical --players 4 \\
         --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
     """
     from nimmt.solver.arena import simulate_bots
@@ -1451,10 +1451,10 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     \b
     Examples:
       nimmt arena --players 4 --bots expecti,mcs,closest,random --deals 50 --one-round --seed 1
-      nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \
+      nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \\
         --deals 20 --one-round --seed 1
-      nimmt arena --players 2 --bots ext,random --bot-command ext="nimmt engine \
-        --default-bot closest" --deals 20 --one-round --seed 1
+      nimmt arena --players 2 --bots ext,random \\
+        --bot-command ext="nimmt engine --default-bot closest" --deals 20 --one-round --seed 1
     """
     from nimmt.solver.arena import run_arena
     from nimmt.solver.external import parse_arena_bots, parse_bot_commands

@@ -2,6 +2,7 @@
 parameters (a flag on the command line, the JSON key in an engine request, never both)."""
 from __future__ import annotations
 
+import inspect
 import io
 import json
 
@@ -152,3 +153,40 @@ def test_solve_deal_plan_shows_no_states_stored_below_four_cards(runner):
     assert "states stored (estimate)" in table[1]
     rows = {line.split()[0]: line.split()[1] for line in table[3:7]}
     assert rows == {"4": "46", "3": "0", "2": "0", "1": "0"}
+
+
+# ---------------------------------------------------------------- help texts
+
+def _commands(group: click.Group, path: tuple[str, ...] = ()):
+    for name, command in sorted(group.commands.items()):
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+
+
+COMMANDS = dict(_commands(cli.cli))
+
+
+def test_every_command_is_checked():
+    names = {" ".join(path) for path in COMMANDS}
+    assert {"analyse", "arena", "simulate", "solve-deal", "tree", "puzzles"} <= names
+    assert any(len(path) == 2 for path in COMMANDS)  # the subcommands too
+
+
+@pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
+def test_help_has_no_run_of_spaces_inside_a_line(runner, path):
+    """A run of spaces inside a line of --help's description is a slip (a docstring line
+    joined to the next by a backslash, or two spaces typed in prose). A line of a \\b
+    block may line things up on purpose: then it is a line of the source as written.
+    Options' help texts are checked as given (click lays out their columns itself)."""
+    result = invoke(runner, *path, "--help")
+    assert result.exit_code == 0, result.output
+    description = result.output.split("\nOptions:\n")[0].split("\n", 1)[1]
+    command = COMMANDS[path]
+    source = set()
+    if command.callback is not None:
+        source = {line.strip() for line in inspect.getsource(command.callback).splitlines()}
+    slips = [line for line in description.splitlines()
+             if "  " in line.strip() and line.strip() not in source]
+    assert slips == [], f"nimmt {' '.join(path)} --help"
+    assert [p.name for p in command.params if "  " in (getattr(p, "help", None) or "")] == []
