@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import io
 import json
+import os
 
 import click
 import pytest
@@ -190,3 +191,52 @@ def test_help_has_no_run_of_spaces_inside_a_line(runner, path):
              if "  " in line.strip() and line.strip() not in source]
     assert slips == [], f"nimmt {' '.join(path)} --help"
     assert [p.name for p in command.params if "  " in (getattr(p, "help", None) or "")] == []
+
+
+# ---------------------------------------------------------------- the cache-fallback note
+
+def _unwritable_package(tmp_path, monkeypatch):
+    """A package folder whose __pycache__ is a file and a home under /proc: numba can write
+    no cache folder of its own (even as root)."""
+    import numba.core.config
+
+    monkeypatch.setattr(numba.core.config, "CACHE_DIR", numba.core.config.CACHE_DIR)  # restored
+    source = tmp_path / "pkg"
+    source.mkdir()
+    (source / "__pycache__").write_text("not a folder", encoding="utf-8")
+    root = tmp_path / "tmp"
+    root.mkdir()
+    return str(source), root
+
+
+def _run(source: str, root, capsys) -> tuple[bool, dict, str]:
+    from nimmt.solver import kernel_cache
+
+    environ = {"HOME": "/proc/no-home"}  # a new run: nothing inherited
+    cached = kernel_cache.configure(source, environ, str(root))
+    return cached, environ, capsys.readouterr().err
+
+
+def test_the_private_cache_folder_is_noted_once(tmp_path, monkeypatch, capsys):
+    from nimmt.solver import kernel_cache
+
+    source, root = _unwritable_package(tmp_path, monkeypatch)
+    folder = root / f"nimmt-numba-cache-{os.geteuid()}"
+    cached, environ, err = _run(source, root, capsys)
+    assert cached and environ["NUMBA_CACHE_DIR"] == str(folder)
+    assert err.startswith("nimmt: note: numba cannot write its cache") and str(folder) in err
+    for _ in range(2):  # later runs use the same folder and stay quiet
+        cached, environ, err = _run(source, root, capsys)
+        assert cached and environ["NUMBA_CACHE_DIR"] == str(folder) and err == ""
+    assert (folder / kernel_cache.NOTED_MARKER).is_file()
+    (folder / kernel_cache.NOTED_MARKER).unlink()  # e.g. the folder was cleared: said again
+    assert str(folder) in _run(source, root, capsys)[2]
+
+
+def test_compiling_on_every_run_is_said_on_every_run(tmp_path, monkeypatch, capsys):
+    source, root = _unwritable_package(tmp_path, monkeypatch)
+    (root / f"nimmt-numba-cache-{os.geteuid()}").write_text("x", encoding="utf-8")  # no folder
+    for _ in range(2):
+        cached, environ, err = _run(source, root, capsys)
+        assert not cached and "NUMBA_CACHE_DIR" not in environ
+        assert err.count("\n") == 1 and "compiled on every run" in err
