@@ -116,10 +116,20 @@ def _command_path(ctx: click.Context | None) -> str:
     return " ".join(["nimmt", *reversed(names)])
 
 
+# click's words for a number that does not parse, as this program says them
+_CLICK_NUMBERS = ((" is not a valid integer range.", " is not a whole number."),
+                  (" is not a valid integer.", " is not a whole number."),
+                  (" is not a valid float range.", " is not a number."),
+                  (" is not a valid float.", " is not a number."))
+
+
 def _short_quotes(message: str) -> str:
     """click's messages quote what the user typed ('...' or, for extra arguments, (...)):
-    cut each quotation to 40 characters."""
+    cut each quotation to 40 characters; "is not a valid integer range" (click's type
+    name, not a fix) reads "is not a whole number"."""
     message = re.sub(r"'([^']{40})[^']+'", r"'\1...'", message)
+    for words, plain in _CLICK_NUMBERS:
+        message = message.replace(words, plain)
     return re.sub(r"\(([^()]{40})[^()]+\)", r"(\1...)", message)
 
 
@@ -139,7 +149,8 @@ class FiniteFloat(click.FloatRange):
 
 
 class PositionType(click.ParamType):
-    """POSITION: the notation, a JSON file with the same keys, or a built-in example name."""
+    """POSITION: the notation, a JSON file with the same keys, a built-in example name, or
+    ``-`` for any of these on standard input (fileio.read_stdin: the file's size limit)."""
 
     name = "POSITION"
 
@@ -236,8 +247,14 @@ class SizeType(click.ParamType):
         if not math.isfinite(size):
             self.fail(f"{cut(value)!r} is not a size; write for example 4G or 512M", param, ctx)
         if scale is None:
-            self.fail(f"{cut(value)!r} has no unit; write for example {cut(value)}G or "
-                      f"{cut(value)}M (K, M, G, T)", param, ctx)
+            ram = physical_memory()
+            # suggest only the units that make it a size this option takes (0: none does)
+            fits = [f"{cut(str(value).strip())}{u}" for u in ("G", "M")
+                    if 2**20 <= size * self.units[u.lower()] <= (ram or math.inf)]
+            self.fail(f"{cut(value)!r} has no unit; write "
+                      + (f"for example {' or '.join(fits)}" if fits else
+                         "a size of at least 1M, for example 4G or 512M")
+                      + " (K, M, G, T)", param, ctx)
         if size < 2**20:
             self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
         ram = physical_memory()
@@ -353,7 +370,8 @@ def cli() -> None:
 
     or given as a JSON file with the same keys, or as a built-in example name
     (example, example-3p, example-pro, example-logic, example-standard; draft positions of
-    the logic variant: example-draft, example-draft-start).
+    the logic variant: example-draft, example-draft-start), or as - to read any of these
+    (the notation, the JSON, an example name) from standard input.
 
     \b
     Example:
@@ -470,7 +488,9 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
     rest = [c for c in analysis.cards if c.regret > 1e-9]
     if mc:
-        verdict = verdict[:-1] + f" ± {Z95 * best.stderr:.3f})"
+        # the interval, not "± half-width": it stays inside the value's range (cows >= 0,
+        # a probability in [0, 1]) where a symmetric one would not
+        verdict = verdict[:-1] + f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])"
         noisy = [c for c in rest if c.regret_stderr is not None
                  and c.regret <= Z95 * c.regret_stderr]  # the difference's 95% interval holds 0
         if noisy:
@@ -716,7 +736,7 @@ def render_draft_analysis(result, tablefmt: str) -> str:
     best = result.cards[0]
     tied = [c.card for c in result.cards if c.regret <= 1e-9]
     verdict = f"best: {', '.join(map(str, tied))} (expected cows {best.value:.3f}"
-    verdict += f" ± {Z95 * best.stderr:.3f})" if mc else ")"
+    verdict += f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])" if mc else ")"
     rest = [c for c in result.cards if c.regret > 1e-9]
     if mc:
         noisy = [c for c in rest if c.regret <= Z95 * c.regret_stderr]
@@ -754,8 +774,11 @@ def command_options(command: click.Command, params: dict[str, Any]) -> dict[str,
                 by_name[opt.lstrip("-").replace("-", "_")] = p
     argv: list[str] = []
     arguments: list[str] = []
+    keys: dict[str, str] = {}  # option's name -> the key the request used, for messages
     for key, value in params.items():
         found = by_name.get(str(key).replace("-", "_"))
+        if found is not None and found.name:
+            keys[found.name] = str(key)
         if found is None:
             names = sorted({q.name for q in by_name.values() if q.name})
             raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
@@ -782,6 +805,15 @@ def command_options(command: click.Command, params: dict[str, Any]) -> dict[str,
     try:
         ctx = command.make_context(command.name, argv + ["--"] + arguments,
                                    parent=click.Context(cli, info_name="nimmt"))
+    except click.MissingParameter as e:  # (a BadParameter: first)
+        key = e.param.name if e.param and e.param.name else "a param"
+        raise ParamsError(f"{key} is required" + (
+            ": the notation, a built-in example's name or a position file, as a string"
+            if key == "position" else "")) from None
+    except click.BadParameter as e:  # named as the request names it, never as a flag
+        key = keys.get(e.param.name, e.param.name) if e.param and e.param.name else "a param"
+        raise ParamsError(_short_quotes(f"Invalid value for '{key}': {e.message}"
+                                        .replace("\n", " "))) from None
     except click.UsageError as e:
         raise ParamsError(_short_quotes(e.format_message().replace("\n", " "))) from None
     options = {k: v for k, v in ctx.params.items() if k != "fmt"}
@@ -814,7 +846,7 @@ def engine(default_bot: str | None, time_limit: float | None,
     from nimmt.solver.protocol import Engine
 
     server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
-                    message=cli_message, default_bot=default_bot, time_limit=time_limit,
+                    default_bot=default_bot, time_limit=time_limit,
                     progress_interval=progress_interval)
     protocol_out = sys.stdout
     sys.stdout = sys.stderr  # whatever else prints cannot break the protocol's lines
@@ -968,7 +1000,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
       nimmt solve-deal --seed 3 -k 7 --output deal3.json
       nimmt analyse "$(nimmt deal -n 2 -k 7 --seed 3)" --solution deal3.json
       nimmt solve-deal --deals 20 --seed 1 -k 7
-      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \
+      nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \\
         --root-cells needed
     """
     from nimmt.solver.game import deal_position, play_random_turns
@@ -1075,7 +1107,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
     click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
                           "yes" if p["fits"] else "no"] for p in plan],
-                        headers=["cards left", "estimated states", "memory", "fits"],
+                        headers=["cards left", "states stored (estimate)", "memory", "fits"],
                         tablefmt="simple"))
     if fit < k:
         click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
@@ -1112,8 +1144,12 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
 def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
     """A solve-deal with --checkpoint stopped: one line saying how many root cells the
     checkpoint keeps and how to go on (Ctrl-C: status 130; the time limit: an error, 2)."""
-    where = (f"with {len(kept.cells)} of {total} root cells solved, kept in {kept.path}; "
-             "run the same command again to go on from them")
+    if kept.cells:
+        where = (f"with {len(kept.cells)} of {total} root cells solved, kept in {kept.path}; "
+                 "run the same command again to go on from them")
+    else:  # nothing to keep: the file was not written
+        where = (f"before any of the {total} root cells was solved, so nothing was kept and "
+                 f"{kept.path} was not written")
     if not interrupted:
         _fail(f"stopped at the time limit {where}")
     click.echo(f"nimmt: interrupted {where}", err=True)
@@ -1334,7 +1370,7 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
 
     \b
     Example:
-      nimmt simulate --variant tactical --players 4 \
+      nimmt simulate --variant tactical --players 4 \\
         --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
     """
     from nimmt.solver.arena import simulate_bots
@@ -1441,10 +1477,10 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     \b
     Examples:
       nimmt arena --players 4 --bots expecti,mcs,closest,random --deals 50 --one-round --seed 1
-      nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \
+      nimmt arena --variant logic --players 2 --bots expecti,closest --drafters evaluate,fewest \\
         --deals 20 --one-round --seed 1
-      nimmt arena --players 2 --bots ext,random --bot-command ext="nimmt engine \
-        --default-bot closest" --deals 20 --one-round --seed 1
+      nimmt arena --players 2 --bots ext,random \\
+        --bot-command ext="nimmt engine --default-bot closest" --deals 20 --one-round --seed 1
     """
     from nimmt.solver.arena import run_arena
     from nimmt.solver.external import parse_arena_bots, parse_bot_commands

@@ -9,7 +9,8 @@ equilibrium, and the equilibrium frequencies), the card each named bot plays, an
 bot misses a best card of the first model, the puzzle themes of that miss.
 
 ``aggregate`` turns the positions into the figures of the report, per k, with 95%
-intervals: shares (Wilson), means (normal), quantiles (nearest rank, with the
+intervals (``solver.intervals``): shares (Wilson), means (normal, cut at 0 for what is
+never negative: regrets, spreads, costs, cows), quantiles (nearest rank, with the
 distribution-free order-statistic interval).
 """
 from __future__ import annotations
@@ -28,6 +29,8 @@ from nimmt.solver.batch import Backend, run_units
 from nimmt.solver.bots import RULE_BOTS, make_policy, parse_bot
 from nimmt.solver.errors import NimmtError, param
 from nimmt.solver.game import deal_position
+from nimmt.solver.intervals import Z95, share_interval
+from nimmt.solver.intervals import mean_interval as _mean_interval
 from nimmt.solver.names import Model, Placement, Variant
 from nimmt.solver.notice import work_clock
 from nimmt.solver.position import Position, format_position
@@ -41,8 +44,10 @@ DEFAULT_MODELS = (Model.RANDOM.value, Model.WORST.value, Model.NASH.value)
 DEFAULT_BOTS = ("closest", "lowkeeper", "dumper", "expecti")
 TOLERANCE = 1e-9
 MAX_NODES = 50_000_000
-Z95 = 1.959963984540054
 QUANTILES = (0.5, 0.75, 0.9, 0.99)
+# the floor of a model's values: cows are never negative; nash's game value (your cows
+# minus player 2's) has either sign
+VALUE_FLOOR: dict[str, float] = {Model.RANDOM: 0.0, Model.WORST: 0.0}
 INSTRUCTIVE = 10
 
 
@@ -240,28 +245,15 @@ def run_study(settings: StudySettings, workers: int = 1, time_limit: float | Non
 # ---------------------------------------------------------------- statistics
 
 def wilson(hits: int, n: int) -> list[float]:
-    """The Wilson 95% interval of a share hits/n ([0, 1] when n is 0)."""
-    if n == 0:
-        return [0.0, 1.0]
-    p = hits / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return [0.0 if hits == 0 else max(0.0, centre - half),
-            1.0 if hits == n else min(1.0, centre + half)]
+    """The Wilson 95% interval of a share hits/n ([0, 1] when n is 0), as JSON keeps it."""
+    return list(share_interval(hits, n))
 
 
-def mean_interval(xs: Sequence[float]) -> tuple[float, list[float]]:
-    """The mean and its normal 95% interval (the sample's standard deviation, n - 1)."""
-    n = len(xs)
-    if n == 0:
-        return math.nan, [math.nan, math.nan]
-    mean = sum(xs) / n
-    if n == 1:
-        return mean, [mean, mean]
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    half = Z95 * sd / math.sqrt(n)
-    return mean, [mean - half, mean + half]
+def mean_interval(xs: Sequence[float], low: float | None = None) -> tuple[float, list[float]]:
+    """The mean and its normal 95% interval (the sample's standard deviation, n - 1), cut
+    at ``low`` when the values are known never to fall below it."""
+    mean, interval = _mean_interval(xs, low)
+    return mean, list(interval)
 
 
 def quantile(xs: Sequence[float], q: float) -> float:
@@ -290,8 +282,10 @@ def share(hits: int, n: int) -> dict:
             "ci95": wilson(hits, n)}
 
 
-def mean_of(xs: Sequence[float]) -> dict:
-    mean, ci = mean_interval(xs)
+def mean_of(xs: Sequence[float], low: float | None = None) -> dict:
+    """The mean and its 95% interval; ``low``: the values' floor (0 for regrets, spreads
+    and costs: the interval then never goes below it)."""
+    mean, ci = mean_interval(xs, low)
     return {"mean": mean, "ci95": ci}
 
 
@@ -338,14 +332,14 @@ def aggregate(settings: StudySettings, records: Sequence[dict]) -> dict:
             entry["models"][m] = {
                 "unit": UNITS[m],
                 "matters": share(matters, n),
-                "spread": {**mean_of(spreads), **quantiles_of(spreads)},
+                "spread": {**mean_of(spreads, 0.0), **quantiles_of(spreads)},
                 "spread_when_matters": quantiles_of([s for s in spreads if s > TOLERANCE]),
-                "value": {**mean_of(values), **quantiles_of(values),
+                "value": {**mean_of(values, VALUE_FLOOR.get(m)), **quantiles_of(values),
                           "min": min(values) if values else math.nan,
                           "max": max(values) if values else math.nan,
                           "histogram": histogram(values)},
                 "bots": {b: {"best": share(sum(d["best"]), n),
-                             "regret": {**mean_of(d["regret"]),
+                             "regret": {**mean_of(d["regret"], 0.0),
                                         "q90": {"value": quantile(d["regret"], 0.9),
                                                 "ci95": quantile_interval(d["regret"], 0.9)}}}
                          for b, d in bots.items()}}
@@ -379,7 +373,7 @@ def theme_figures(settings: StudySettings, rs: Sequence[dict]) -> dict:
         cost = vals[str(r["tempting"])] - min(vals.values())
         for theme in r["themes"] or ["(none)"]:
             found.setdefault(theme, []).append(cost)
-    return {t: {**share(len(costs), len(rs)), "cost": mean_of(costs)}
+    return {t: {**share(len(costs), len(rs)), "cost": mean_of(costs, 0.0)}
             for t, costs in sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
 
 

@@ -198,8 +198,8 @@ def _heading(data: dict) -> tuple[str, str]:
              f"placement, {s['cards_left'][0]}..{s['cards_left'][-1]} cards left")
     sub = (f"{s['positions']} positions per k, seed {s['seed']}; models "
            f"{', '.join(s['models'])}; bots {', '.join(s['bots'])}; dealt by "
-           f"{', '.join(s['dealt_by'])}. Intervals are 95%: shares Wilson, means normal, "
-           "quantiles (nearest rank) order-statistic.")
+           f"{', '.join(s['dealt_by'])}. Intervals are 95%: shares Wilson, means normal "
+           "(cut at 0 for what is never negative), quantiles (nearest rank) order-statistic.")
     return title, sub
 
 

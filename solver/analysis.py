@@ -213,7 +213,7 @@ def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason:
     top = min(mc.cards, key=lambda c: (sign * c.value, c.card))  # _ranked's best
     cards = _ranked([{"card": c.card, "value": c.value, "cows_now": c.cows_now,
                       "take_probability": c.take_probability, "stderr": c.stderr,
-                      "ci95": c.interval(), "samples": c.samples,
+                      "ci95": c.interval(objective=mc.objective), "samples": c.samples,
                       "regret_stderr": mc.difference(c.card, top.card)[1] if c is not top
                       else 0.0} for c in mc.cards], mc.objective)
     extra = {"samples": mc.cards[0].samples, "seed": seed, "exact_depth": mc.exact_depth,

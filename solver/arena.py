@@ -13,11 +13,12 @@ replayed once per rotation, bot b sitting at seat (b + r) mod n in rotation r, s
 holds each hand (``duplicate=False``: one rotation, d mod n). Bots are seeded from
 (seed, d, r, b), so a result depends only on the seed and the deal indices, never on
 the number of worker processes. Statistics treat the deal as the unit: per deal each
-bot's mean over its rotations, then the mean over deals with a 95% interval (normal
-approximation). The rating is a Bradley–Terry fit (scipy's BFGS on the likelihood
-of the pairwise results, a tie counting half a win each way, with one virtual tie per
-pair so that an unbeaten bot keeps a finite rating) on the Elo scale (400 log10 of the
-strength ratio), one bot anchored at 0, with 95% intervals from a bootstrap over deals.
+bot's mean over its rotations, then the mean over deals with a 95% interval inside the
+range (``solver.intervals``: cows cut at 0, win shares Wilson). The rating is a
+Bradley–Terry fit (scipy's BFGS on the likelihood of the pairwise results, a tie counting
+half a win each way, with one virtual tie per pair so that an unbeaten bot keeps a finite
+rating) on the Elo scale (400 log10 of the strength ratio), one bot anchored at 0, with
+95% intervals from a bootstrap over deals.
 """
 from __future__ import annotations
 
@@ -434,12 +435,12 @@ def summarise(result: ArenaResult) -> ArenaResult:
     for b in range(n):
         times = np.array([t for g in result.games for t in g.times[b]])
         result.summaries.append(BotSummary(
-            result.bots[b], Estimate.of(cows[:, b]), Estimate.of(wins[:, b]),
+            result.bots[b], Estimate.of_cows(cows[:, b]), Estimate.of_shares(wins[:, b]),
             float(points[b]), float(low[b]), float(high[b]), len(times),
             float(times.mean()) if len(times) else math.nan,
             float(np.percentile(times, 95)) if len(times) else math.nan,
             float(np.median(times)) if len(times) else math.nan))
-    result.pairwise = [[None if a == b else Estimate.of(np.array(
+    result.pairwise = [[None if a == b else Estimate.of_shares(np.array(
         [np.mean([_pair_score(g, a, b) for g in group]) for group in deals]))
         for b in range(n)] for a in range(n)]
     return result
@@ -536,8 +537,10 @@ def simulate_bots(rules: Rules, specs: Sequence[BotSpec], games: int, seed: int 
     rounds = np.array([r.rounds for r in records], np.int64)
     shares = win_shares(totals) if len(records) else np.zeros((0, n))
     labels = [str(s) for s in specs]
-    seats = tuple(SeatStats(p + 1, labels[p], Estimate.of(totals[:, p] / np.maximum(rounds, 1)),
-                            Estimate.of(totals[:, p].astype(float)), Estimate.of(shares[:, p]))
+    seats = tuple(SeatStats(p + 1, labels[p],
+                            Estimate.of_cows(totals[:, p] / np.maximum(rounds, 1)),
+                            Estimate.of_cows(totals[:, p].astype(float)),
+                            Estimate.of_shares(shares[:, p]))
                   for p in range(n))
     return SimulationResult(rules, tuple(labels), seed, len(records), games, seconds,
                             float(rounds.mean()) if len(records) else math.nan, seats, draft)

@@ -57,7 +57,7 @@ from .arena import Table, bot_seed
 from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
 from .engine import jit, pick_card, rng_seed
 from .errors import BudgetExceeded, NimmtError, param
-from .montecarlo import Z95
+from .intervals import bounded_interval
 from .names import Method
 from .notice import work_clock
 from .position import Position
@@ -403,7 +403,8 @@ def _from_samples(position: Position, spec: BotSpec, values: np.ndarray, now: np
         diff = values[i] - values[top]
         items.append({"card": c, "value": float(means[i]), "cows_now": float(now[i].mean()),
                       "take_probability": float((now[i] > 0).mean()), "stderr": se,
-                      "ci95": (float(means[i] - Z95 * se), float(means[i] + Z95 * se)),
+                      # expected cows, never negative: the interval cut at 0
+                      "ci95": bounded_interval(float(means[i]), se, n, 0.0),
                       "samples": n,
                       "regret_stderr": float(diff.std(ddof=1) / math.sqrt(n))})
     later = position.cards_left > 1

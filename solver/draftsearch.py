@@ -38,6 +38,7 @@ from . import draftkernels as dk
 from . import engine
 from .draft import DraftPosition, format_draft, hand_sizes_after, pick_order
 from .errors import BudgetExceeded, NimmtError, param
+from .intervals import bounded_interval
 from .notice import work_clock
 from .position import Position
 from .rules import HAND_SIZE, ROW_COUNT, Rules, card_cows
@@ -54,7 +55,6 @@ OPTIMAL = "optimal"
 DEFAULT_DRAFTER = "cheap"
 DEFAULT_ROUND_BOT = "closest"
 DEFAULT_MAX_ROUNDS = 50_000  # exact enumeration: rounds played (about 50 us each)
-Z95 = 1.959963984540054
 UNIT = "expected cows"
 
 
@@ -477,8 +477,8 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
     top = min(means, key=lambda c: (means[c], c))
     cards = tuple(sorted(
         (DraftCard(card, means[card], means[card] - means[top], float(o.mean()),
-                   errors[card], (means[card] - Z95 * errors[card],
-                                  means[card] + Z95 * errors[card]), len(v),
+                   errors[card],  # expected cows: the interval cut at 0
+                   bounded_interval(means[card], errors[card], len(v), 0.0), len(v),
                    0.0 if card == top else math.hypot(errors[card], errors[top]))
          for card, v, o in sampled), key=lambda c: (c.value, c.card)))
     reason = ("Monte Carlo as asked" if method == "montecarlo" else

@@ -38,20 +38,20 @@ _OPTION = re.compile(r"(?P<name>[a-z_]+)=(?P<value>'[^']*'|(?:[^,]|,(?! ))*)")
 def param(name: str, value: object = None, *, beside: bool = False) -> str:
     """``name`` (with ``value``: ``name=value``) marked as a parameter inside a message.
 
-    A Python caller reads ``name`` or ``name='value'``; the command line reads the flag,
-    ``--flag`` or ``--flag value``. ``beside=True`` keeps the name on the command line too,
-    with the flag beside it: ``name (--flag)``, or inside the parenthesis that follows the
-    name (``name (--flag; ...)``) or encloses it (``(name, --flag)``). A tuple ``value``
-    lists alternatives: ``opponents='random' or 'worst'``.
+    A Python caller (and a JSON request to the engine, whose params are these names) reads
+    ``name`` or ``name='value'``; the command line reads the flag, ``--flag`` or ``--flag
+    value``, and only the flag: a message names each parameter once, as its reader spells
+    it. ``beside`` is accepted and changes nothing (callers once asked for both spellings).
+    A tuple ``value`` lists alternatives: ``opponents='random' or 'worst'``.
 
     >>> str(NimmtError(f"raise {param('max_nodes', beside=True)} (about 1 s each)"))
     'raise max_nodes (about 1 s each)'
     >>> spell = lambda name: "--" + name.replace("_", "-")
     >>> e = NimmtError(f"raise {param('max_nodes', beside=True)} (about 1 s each)")
     >>> e.message_for(spell)
-    'raise max_nodes (--max-nodes; about 1 s each)'
+    'raise --max-nodes (about 1 s each)'
     >>> NimmtError(f"more time ({param('time_limit', beside=True)})").message_for(spell)
-    'more time (time_limit, --time-limit)'
+    'more time (--time-limit)'
     >>> use = param('opponents', ('random', 'worst'))
     >>> NimmtError(f"over {param('max_nodes', 20000)}; use {use}").message_for(spell)
     'over --max-nodes 20,000; use --opponents random or worst'
@@ -101,16 +101,6 @@ def with_flags(template: str, flag: Callable[[str], str], program: str = "nimmt"
                                for o in _OPTION.finditer(match["value"])])
         return option(match["name"], match["value"])
 
-    def beside(match: re.Match) -> str:
-        name, text, before = match["name"], flag(match["name"]), match["open"] or ""
-        if before and match["close"]:
-            return f"({name}, {text})"
-        if match["after"]:
-            return f"{before}{name} ({text}; "
-        return f"{before}{name} ({text}){match['close'] or ''}"
-
-    template = re.sub(f"(?P<open>\\()?{MARK}\\+(?P<name>[a-z_]+){MARK}"
-                      f"(?:(?P<close>\\))|(?P<after> \\())?", beside, template)
     return _NAMED.sub(spelled, template)
 
 

@@ -22,8 +22,9 @@ from typing import Any
 
 from .rules import NimmtError
 
-__all__ = ["TEMP_PREFIX", "atomic_write", "atomic_write_text", "check_output_path", "note",
-           "output_target", "partial_path", "read_json", "read_text"]
+__all__ = ["STDIN", "TEMP_PREFIX", "DuplicateKey", "atomic_write", "atomic_write_text",
+           "check_output_path", "loads_strict", "note", "output_target", "partial_path",
+           "read_json", "read_stdin", "read_text", "unique_keys"]
 
 TEMP_PREFIX = ".nimmt-"
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
@@ -184,11 +185,73 @@ def read_text(path: str, what: str, limit: int) -> str:
                          f"offset {e.start}); save it as UTF-8") from None
 
 
+STDIN = "-"  # a POSITION of "-": read it from standard input
+_stdin_read: tuple[object, str] | None = None  # (the stream, its text): read once
+
+
+def read_stdin(what: str, limit: int) -> str:
+    """The UTF-8 text on standard input, at most ``limit`` bytes (a BOM is allowed), with
+    ``read_text``'s messages. Read once per stream: a second call (a command that reads the
+    argument twice, e.g. to tell a draft position from a bad one) gets the same text."""
+    global _stdin_read
+    stream = sys.stdin
+    if _stdin_read is not None and _stdin_read[0] is stream:
+        return _stdin_read[1]
+    if stream is None:
+        raise NimmtError(f"cannot read {what} from standard input: it is closed; pipe the "
+                         "position in (... | nimmt analyse -) or give it as an argument")
+    source = getattr(stream, "buffer", stream)
+    try:
+        raw = source.read(limit + 1)
+    except OSError as e:
+        raise NimmtError(f"cannot read {what} from standard input: {_why(e)}; pipe the "
+                         "position in or give it as an argument") from None
+    if isinstance(raw, str):  # a text stream without a buffer (a test's, an IDE's)
+        raw = raw.encode("utf-8")
+    if len(raw) > limit:
+        raise NimmtError(f"{what} on standard input is more than the {_size(limit)} a {what} "
+                         "may have; is it the right input?")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise NimmtError(f"{what} on standard input is not UTF-8 text (byte "
+                         f"0x{raw[e.start]:02x} at offset {e.start}); send it as UTF-8") from None
+    _stdin_read = (stream, text)
+    return text
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice (``json`` would keep the last one silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {json.dumps(key)} appears twice in one object; keep one of them")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook`` that refuses a key given twice: the notation refuses
+    a repeated key, and a JSON object must not silently keep the last of two values."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` with every object's keys unique (else ``DuplicateKey``)."""
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 def read_json(path: str, what: str, limit: int) -> Any:
-    """``read_text`` then JSON; a syntax error or nesting too deep is one NimmtError."""
+    """``read_text`` then JSON; a syntax error, a key given twice in one object or nesting
+    too deep is one NimmtError."""
     text = read_text(path, what, limit)
     try:
-        return json.loads(text)
+        return loads_strict(text)
+    except DuplicateKey as e:
+        raise NimmtError(f"cannot read {what} {path}: {e}") from None
     except json.JSONDecodeError as e:
         raise NimmtError(f"cannot read {what} {path}: not valid JSON (line {e.lineno}, column "
                          f"{e.colno}): {e.msg}") from None

@@ -15,14 +15,12 @@ import numpy as np
 
 from . import engine
 from .batch import Backend, run_units
+from .intervals import mean_interval
 from .position import Position
 from .rules import HAND_SIZE, NimmtError, Rules
 
 __all__ = ["Estimate", "SeatStats", "SimulationResult", "deal_position", "play_random_turns",
            "simulate", "win_shares"]
-
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
-
 
 def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0,
                   bots: Sequence[str] | None = None) -> Position:
@@ -73,18 +71,32 @@ def play_random_turns(position: Position, turns: int, seed: int) -> Position:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A sample mean with its 95% interval (normal approximation)."""
+    """A sample mean with its 95% interval (``solver.intervals``: inside the values' range
+    when one is given; NaN from fewer than two values)."""
 
     mean: float
     low: float
     high: float
 
     @classmethod
-    def of(cls, values: np.ndarray) -> Estimate:
-        mean = float(values.mean()) if len(values) else math.nan
-        half = (Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1
-                else math.nan)
-        return cls(mean, mean - half, mean + half)
+    def of(cls, values: np.ndarray, low: float | None = None,
+           high: float | None = None) -> Estimate:
+        """The mean of ``values``, each known to lie in [low, high] (None: unbounded)."""
+        if len(values) < 2:
+            mean = float(values.mean()) if len(values) else math.nan
+            return cls(mean, math.nan, math.nan)
+        mean, (a, b) = mean_interval(values.astype(float).tolist(), low, high)
+        return cls(mean, a, b)
+
+    @classmethod
+    def of_shares(cls, values: np.ndarray) -> Estimate:
+        """A mean of shares in [0, 1] (win shares, pairwise scores): Wilson-type interval."""
+        return cls.of(values, 0.0, 1.0)
+
+    @classmethod
+    def of_cows(cls, values: np.ndarray) -> Estimate:
+        """A mean of cows (never negative): the interval cut at 0."""
+        return cls.of(values, 0.0)
 
 
 @dataclass(frozen=True)
@@ -190,8 +202,8 @@ def simulate(rules: Rules, bots: Sequence[str], games: int, seed: int = 0,
     seconds = run.seconds - run.startup  # the games alone: loading the kernels excluded
     shares = win_shares(totals) if done else np.zeros((0, rules.players))
     seats = tuple(
-        SeatStats(p + 1, bots[p], Estimate.of(totals[:, p] / np.maximum(rounds, 1)),
-                  Estimate.of(totals[:, p].astype(float)), Estimate.of(shares[:, p]))
+        SeatStats(p + 1, bots[p], Estimate.of_cows(totals[:, p] / np.maximum(rounds, 1)),
+                  Estimate.of_cows(totals[:, p].astype(float)), Estimate.of_shares(shares[:, p]))
         for p in range(rules.players))
     return SimulationResult(rules, tuple(bots), seed, done, games, seconds,
                             float(rounds.mean()) if done else math.nan, seats,

@@ -7,7 +7,11 @@ function fails with "cannot cache function ...: no locator available". ``configu
 same folders the same way (create it, create a temporary file in it); when none is writable it
 points ``NUMBA_CACHE_DIR`` at a private folder under the temporary directory
 (``nimmt-numba-cache-<uid>``, mode 0700, owned by the user), or, when that is impossible too,
-turns caching off. Either way it says so in one line on stderr, once.
+turns caching off. Either way it says so in one line on stderr, once a run (worker processes
+inherit NOTED). The private folder's note is shown once for that folder: a marker file in it
+(NOTED_MARKER) says it was, and later runs that find it stay quiet, since only the first
+run pays for the compilation. Compiling on every run is said on every run: it costs minutes
+each time, which the user can end by setting NUMBA_CACHE_DIR.
 """
 from __future__ import annotations
 
@@ -19,9 +23,10 @@ import tempfile
 from collections.abc import MutableMapping
 from typing import Any
 
-__all__ = ["configure", "numba_candidates", "private_folder"]
+__all__ = ["NOTED_MARKER", "configure", "numba_candidates", "private_folder"]
 
 NOTED = "NIMMT_NUMBA_CACHE_NOTED"  # set once the notice is shown; worker processes inherit it
+NOTED_MARKER = ".nimmt-fallback-noted"  # in the private folder once its note was shown
 
 
 def _writable(folder: str) -> bool:
@@ -92,8 +97,15 @@ def configure(source_dir: str | None = None, environ: MutableMapping[str, str] |
         config: Any = sys.modules.get("numba.core.config")  # a module: attributes unknown
         if config is not None:  # numba already imported: it read the environment then
             config.CACHE_DIR = folder
-        _notice(f"numba cannot write its cache in {where}; compiled kernels are cached in "
-                f"{folder} instead (set NUMBA_CACHE_DIR to choose)", environ)
+        marker = os.path.join(folder, NOTED_MARKER)
+        if not os.path.exists(marker):  # said once for this folder, not on every run
+            _notice(f"numba cannot write its cache in {where}; compiled kernels are cached "
+                    f"in {folder} instead (set NUMBA_CACHE_DIR to choose)", environ)
+            try:
+                with open(marker, "w", encoding="utf-8") as f:
+                    f.write("nimmt said once that numba's kernels are cached here\n")
+            except OSError:  # the note comes again next run: harmless
+                pass
         return True
     _notice(f"numba cannot write its cache in {where} nor in a private temporary folder; "
             "kernels are compiled on every run (a minute or two): set NUMBA_CACHE_DIR to a "

@@ -65,6 +65,7 @@ from .exact import (
     seat_of,
     sort_hidden_seats,
 )
+from .intervals import Z95, bounded_interval
 from .notice import work_clock
 from .position import Position
 from .rules import HAND_SIZE, MAX_PLAYERS
@@ -74,7 +75,6 @@ from .turns import RULE_OPTION, card_options, play_found_option, play_option, so
 __all__ = ["MonteCarloResult", "SampledCard", "later_play_text", "plan", "policy_text",
            "quantity_text", "run_montecarlo"]
 
-Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
 NODE_BUDGET = 5_000_000  # work budget when none is given (analysis passes --max-nodes)
 ROLLOUT_CHOICES = (32, 16)  # playouts per card at a policy turn (8: no better than the
@@ -384,6 +384,12 @@ def _stop_at(deadline: float, stats: np.ndarray) -> threading.Timer:
     return timer
 
 
+# the range of a sampled value per objective: cows never negative, win a probability,
+# margin (your cows minus the others' mean) of either sign
+OBJECTIVE_RANGE: dict[str, tuple[float | None, float | None]] = {
+    "cows": (0.0, None), "win": (0.0, 1.0), "margin": (None, None)}
+
+
 @dataclass(frozen=True)
 class SampledCard:
     card: int
@@ -393,8 +399,11 @@ class SampledCard:
     cows_now: float   # mean cows this turn
     take_probability: float
 
-    def interval(self, z: float = Z95) -> tuple[float, float]:
-        return (self.value - z * self.stderr, self.value + z * self.stderr)
+    def interval(self, z: float = Z95, objective: str = "margin") -> tuple[float, float]:
+        """The value's interval at ``z`` standard errors, inside the range of the
+        ``objective``'s values (``OBJECTIVE_RANGE``; margin: unbounded, the normal one)."""
+        return bounded_interval(self.value, self.stderr, self.samples,
+                                *OBJECTIVE_RANGE[objective], z=z)
 
 
 @dataclass(frozen=True)

@@ -1120,14 +1120,15 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
     """Estimated distinct states the table keeps in a solve from ``cards_left`` cards
     each: those of MEMO_FROM..k-1 cards each (measured medians times a margin, see
     STORED_MEDIAN; an upper-ish estimate, not a bound: a deal past it grows its table).
+    From MEMO_FROM cards or fewer the table keeps none: 0, exactly.
 
     >>> from nimmt.solver.position import load_position
-    >>> [estimate_states(load_position("example"), k) for k in (4, 7, 8, 9)]
-    [46, 649881, 9051370, 91418833]
+    >>> [estimate_states(load_position("example"), k) for k in (1, 3, 4, 7, 8, 9)]
+    [0, 0, 46, 649881, 9051370, 91418833]
     """
     k = position.cards_left if cards_left is None else cards_left
     if k < MEMO_FROM + 1:
-        return 1
+        return 0
     medians = STORED_MEDIAN[position.professional]
     top = max(medians)
     states = float(medians[min(k, top)])

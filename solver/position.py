@@ -160,6 +160,19 @@ def _score_problems(players: int, scores: tuple[int, ...]) -> list[str]:
     return found
 
 
+def _game_over_problems(scores: tuple[int, ...], threshold: int | None) -> list[str]:
+    """Scores that already reach the game's threshold (given, else the rules' 66): the
+    game ended before this round, so there is no round to play, whatever the objective."""
+    limit = DEFAULT_THRESHOLD if threshold is None else threshold
+    if not scores or max(scores) < limit:
+        return []
+    where = "the rules' threshold 66" if threshold is None else f"threshold={threshold}"
+    return [f"scores={','.join(map(str, scores))} already reach {where}: the game ended "
+            "before this round; give the scores before this round"
+            + (" (or the game's threshold=..., if it is higher)" if threshold is None else
+               " (each under the threshold)")]
+
+
 def _threshold_problems(threshold: Any) -> list[str]:
     """The game's threshold (None: not given, the rules' 66): a whole number, at least 1."""
     if threshold is None or (_is_int(threshold) and threshold >= 1):
@@ -287,6 +300,8 @@ def _check(variant: Any, players: Any, placement: Any, rows: tuple[Hand, ...], h
         return found, ()
     found = _row_problems(rows) + _size_problems(players, hand, other_hands)
     found += _score_problems(players, scores) + _threshold_problems(threshold)
+    if not found:
+        found += _game_over_problems(scores, threshold)
     cards, pool = _card_problems(variant, players, rows, hand, other_hands, gone)
     hidden = other_hands.count(None)
     if not found and not cards:
@@ -711,17 +726,41 @@ POSITION_FILE_LIMIT = 2**20  # bytes: a position file is a few hundred
 
 
 def load_position(argument: str) -> Position:
-    """A POSITION argument: the notation, a built-in example's name, or the path of a
-    JSON file with the same keys. An example's name wins over a file of that name (write
-    ``./example`` for the file; a note on stderr says so)."""
+    """A POSITION argument: the notation, a built-in example's name, the path of a JSON
+    file with the same keys, or ``-`` for the notation, an example's name or that JSON on
+    standard input. An example's name wins over a file of that name (write ``./example``
+    for the file; a note on stderr says so)."""
     return position_from_mapping(load_fields(argument))
 
 
 def load_fields(argument: str, examples: Mapping[str, str] = EXAMPLES) -> dict[str, Any]:
     """A POSITION argument's keys and values (``load_position`` builds them): the notation,
-    a built-in example's name (from ``examples``), or a JSON file with the same keys."""
-    from .fileio import note, read_json
+    a built-in example's name (from ``examples``), a JSON file with the same keys, or ``-``:
+    any of the notation, an example's name or that JSON on standard input."""
+    from .fileio import STDIN, DuplicateKey, loads_strict, note, read_json, read_stdin
 
+    if argument.strip() == STDIN:  # the notation or JSON, piped in
+        text = read_stdin("position", POSITION_FILE_LIMIT).strip()
+        if not text:
+            raise NimmtError("standard input is empty; pipe a position in (the notation or "
+                             "its JSON), e.g. echo example | nimmt analyse -")
+        if text in examples:
+            return dict(notation_fields(examples[text]))
+        if text[0] not in "{[":
+            return dict(notation_fields(" ".join(text.split())))  # lines joined by spaces
+        try:
+            data = loads_strict(text)
+        except DuplicateKey as e:
+            raise NimmtError(f"cannot read the position on standard input: {e}") from None
+        except json.JSONDecodeError as e:
+            raise NimmtError(f"cannot read the position on standard input: not valid JSON "
+                             f"(line {e.lineno}, column {e.colno}): {e.msg}") from None
+        except RecursionError:
+            raise NimmtError("cannot read the position on standard input: its JSON is nested "
+                             "too deeply") from None
+        if not isinstance(data, dict):
+            raise NimmtError("standard input must hold a JSON object with the position's keys")
+        return data
     if argument.strip() in examples:
         if os.path.lexists(argument):
             note(f"{argument} is the built-in example; write ./{argument} to read the file "

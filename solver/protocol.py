@@ -34,6 +34,7 @@ from .analysis import DEFAULT_MAX_NODES
 from .bots import BOT_NAMES, PARAMETERS, parse_bot
 from .draftsearch import DRAFTERS
 from .errors import NimmtError, SearchStopped
+from .fileio import loads_strict
 from .names import Method, Model, Placement, Variant, values
 from .notice import work_clock
 from .position import Position, load_position
@@ -126,7 +127,15 @@ def _position(params: Mapping[str, Any]) -> Position:
     if not isinstance(value, str):
         raise ParamsError("position is required: the notation, a built-in example's name "
                           "or a position file, as a string")
+    _not_stdin(value)
     return load_position(value)
+
+
+def _not_stdin(value: Any) -> None:
+    """The engine's standard input carries its requests: a position is never read there."""
+    if isinstance(value, str) and value.strip() == "-":
+        raise ParamsError("position \"-\" (standard input) is the engine's request stream; "
+                          "give the notation, a built-in example's name or a position file")
 
 
 # ---------------------------------------------------------------- the engine
@@ -136,20 +145,20 @@ class Engine:
 
     ``analyse_options(params) -> kwargs`` reads ``analyse``'s params by ``nimmt analyse``'s
     own options (the command line passes its click options: one place for each check) and
-    returns ``queries.analyse_answer``'s keyword arguments; ``message(error)`` spells a
-    library error for ``analyse`` (the command line's flags). ``default_bot`` plays ``bot``
-    requests that name none; ``time_limit`` is the seconds a request gets when it gives
-    none; ``progress_interval`` the seconds between two progress notifications."""
+    returns ``queries.analyse_answer``'s keyword arguments; errors name the params as the
+    request does (the library's names, never the command line's flags). ``default_bot``
+    plays ``bot`` requests that name none; ``time_limit`` is the seconds a request gets
+    when it gives none; ``progress_interval`` the seconds between two progress
+    notifications."""
 
     def __init__(self, output: IO[str], *,
                  analyse_options: Callable[[dict[str, Any]], dict[str, Any]],
-                 message: Callable[[NimmtError], str] = str, default_bot: str | None = None,
+                 default_bot: str | None = None,
                  time_limit: float | None = None, progress_interval: float = 0.5) -> None:
         if default_bot is not None:
             parse_bot(default_bot)  # a bad name is refused at the start
         self.output = output
         self.analyse_options = analyse_options
-        self.message = message
         self.default_bot = default_bot
         self.time_limit = time_limit
         self.progress_interval = progress_interval
@@ -203,7 +212,7 @@ class Engine:
         if not text.strip():
             return  # blank lines are ignored
         try:
-            message = json.loads(text)
+            message = loads_strict(text)  # a key twice: refused, as in a position file
         except (ValueError, RecursionError) as e:
             self._write(self._error(None, PARSE_ERROR,
                                     f"parse error: {_one_line(str(e))[:120]}"))
@@ -258,8 +267,8 @@ class Engine:
         except _Reply:
             raise
         except NimmtError as e:
-            raise _Reply(INVALID_PARAMS, _one_line(self.message(e) if method == "analyse"
-                                                   else str(e))) from None
+            # the library's names are the params' (max_nodes, time_limit): never a flag
+            raise _Reply(INVALID_PARAMS, _one_line(str(e))) from None
         except KeyboardInterrupt:
             self.interrupted = True
             raise _Reply(INTERRUPTED, "interrupted (Ctrl-C); the engine ends") from None
@@ -300,6 +309,7 @@ class Engine:
         """``nimmt analyse``: the options by name; the result is its JSON."""
         if self.time_limit is not None and not {"time_limit", "time-limit"} & set(params):
             params["time_limit"] = self.time_limit
+        _not_stdin(params.get("position"))
         options = self.analyse_options(params)
         position = options["position"]
         cards = getattr(position, "cards_left", None)
@@ -318,7 +328,7 @@ class Engine:
             ran = bool(e.finished or e.nodes)
             data = unfinished_json(e, position, options.get("opponents", Model.RANDOM)) \
                 if ran else None
-            raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(self.message(e)),
+            raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(str(e)),
                          data) from None
         return answer.to_json()
 

@@ -23,6 +23,7 @@ from .analysis import Analysis
 from .botmodel import analyse_any, is_model, opponent_spec
 from .bots import Moment
 from .errors import NimmtError, SearchStopped
+from .intervals import Z95
 from .names import Model, Variant
 from .position import Position, format_position
 from .records import RecordTurn, replay
@@ -30,7 +31,6 @@ from .records import RecordTurn, replay
 __all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "label_of", "regret_figure",
            "regret_plot", "render_html", "render_text", "review_card", "review_game", "seat_view"]
 
-Z95 = 1.959963984540054
 # (lowest regret, label), most severe first; below the last: "ok"; no regret: "best"
 LABELS = ((3.0, "blunder"), (1.0, "mistake"), (0.3, "inaccuracy"))
 BEST_TOLERANCE = 1e-9

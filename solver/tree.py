@@ -14,7 +14,9 @@ view, from that node to the end of the round) and ``cows_in`` (player 1's cows t
 way in from the root). Every edge has ``label``, ``cows`` (player 1's cows taken on it;
 ``cows_opponents`` the others'),
 ``best`` (an optimal choice for whoever acts), and ``probability`` where the model gives
-one. The graph attribute ``root`` names the root node.
+one. The graph attribute ``root`` names the root node. A p1 node has ``turn``, the round's
+turn number (turn 6 of 10 at 5 cards left each, as ``show`` says it), whatever turn the tree
+starts from; the text and DOT labels show it.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ from .nash import (
     solve_nash,
 )
 from .position import Position, format_position
-from .rules import MODELS
+from .rules import HAND_SIZE, MODELS
 
 __all__ = ["FORMATS", "build_tree", "count_nodes", "format_tree_text", "write_tree"]
 
@@ -207,7 +209,8 @@ def _state(b: _Build, position: Position, turn_index: int, cows_in: float, paren
         return value
     solved = b.solve(position)
     value = solved["value"]
-    me = b.node(actor="p1", position=key, value=value, cows_in=cows_in, turn=turn_index + 1)
+    me = b.node(actor="p1", position=key, value=value, cows_in=cows_in,
+                turn=HAND_SIZE + 1 - position.cards_left)  # the round's turn, as show says it
     b.edge(parent, me, **edge_attrs, _value=value + delta)
     if b.merge:
         b.merged[key] = (me, value)
@@ -369,7 +372,7 @@ def _dot_ready(graph: nx.DiGraph) -> nx.DiGraph:
     """A copy with DOT labels and quoted attribute values (pydot needs strings)."""
     g = nx.DiGraph()
     for n, d in graph.nodes(data=True):
-        text = d["actor"] if d["actor"] != "p1" else f"p1 turn {d.get('turn', '')}"
+        text = d["actor"] if d["actor"] != "p1" else f"p1 turn {d['turn']} of {HAND_SIZE}"
         if "card" in d and d["actor"] != "p1":
             text += f" ({d['card']})"
         g.add_node(n, label=f'"{text}\\n{d["value"]:.3f}"',
@@ -424,7 +427,7 @@ def format_tree_text(graph: nx.DiGraph) -> str:
 
     def walk(node, indent, via):
         d = graph.nodes[node]
-        what = d["actor"] if d["actor"] != "p1" else f"p1 (turn {d.get('turn')})"
+        what = d["actor"] if d["actor"] != "p1" else f"p1 (turn {d['turn']} of {HAND_SIZE})"
         if "owner" in d:
             what += f" by {d['owner']}"
         lines.append(f"{'  ' * indent}{via}{what}  value {d['value']:.3f}")

@@ -471,7 +471,9 @@ def test_analysis_result_shape(name, model, method):
             assert item["stderr"] == c.stderr
             low, high = item["ci95"]
             assert low <= item["value"] <= high
-            assert (high - low) / 2 == pytest.approx(montecarlo.Z95 * c.stderr)
+            # cows: the normal interval, cut at 0 (never negative)
+            assert high - item["value"] == pytest.approx(montecarlo.Z95 * c.stderr)
+            assert low == pytest.approx(max(0.0, item["value"] - montecarlo.Z95 * c.stderr))
         else:
             assert "stderr" not in item and "ci95" not in item
     assert data["position"] == format_position(position)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -37,8 +38,7 @@ def request(rid, method, /, **params):
 def run_in_process(lines: list[bytes | str], **options) -> tuple[list, int]:
     """Every reply line (parsed) of an in-process engine fed ``lines``, and its status."""
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p),
-                    message=cli.cli_message, **options)
+    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p), **options)
     data = b"".join((x if isinstance(x, bytes) else x.encode()) + b"\n" for x in lines)
     status = engine.serve(io.BytesIO(data))
     return [json.loads(line) for line in out.getvalue().splitlines()], status
@@ -155,7 +155,9 @@ def test_analyse_result_is_nimmt_analyse_format_json():
         assert without_time(reply["result"]) == without_time(cli_json(*args)), args
 
 
-def test_bad_params_give_the_command_lines_message_and_keep_it_running():
+def test_bad_params_give_the_command_lines_reason_by_their_own_names_and_keep_it_running():
+    """The reason is the command line's; the param is named as the request names it (its
+    JSON key, or the library's name), never as a flag."""
     cases = [
         ({"position": "example", "samples": 1}, ["example", "--samples", "1"]),
         ({"position": "example", "verify": True}, ["example", "--verify"]),
@@ -179,13 +181,24 @@ def test_bad_params_give_the_command_lines_message_and_keep_it_running():
     replies = replies_only(messages)
     assert status == 0 and [r["id"] for r in replies] == [*range(len(cases)), "last"]
     assert "result" in replies[-1]
-    for reply, (_, args) in zip(replies, cases):
+    for reply, (params, args) in zip(replies, cases):
         assert reply["error"]["code"] == INVALID_PARAMS, reply
         if args is None:  # not a value the command line can be given
             continue
+        message = reply["error"]["message"]
+        assert "--" not in message and "'-w'" not in message, message
         line = assert_one_line_error(invoke(CliRunner(), "analyse", *args))
         expected = line.removeprefix("nimmt: error: ").split(" (see: nimmt")[0]
-        assert reply["error"]["message"] == expected
+        expected = re.sub(r"'(-[a-z]|--[a-z-]+)'( / '-[a-z]')?", "'X'", expected)
+        if "Invalid value for" in expected:  # click's: "for '--samples'" -> "for 'samples'"
+            key = next(k for k in params if k != "position" and k in message)
+            assert message.startswith(f"Invalid value for '{key}'"), message
+            assert re.sub(r"'[a-z_-]+'", "'X'", message, count=1) == expected
+        elif expected.startswith("Missing argument"):
+            assert message.startswith("position is required")
+        else:  # the library's: the same reason, up to the first param named
+            reason = re.split(r"--|;", expected)[0]
+            assert message.startswith(reason), (message, expected)
 
 
 def test_bot_replies_as_the_bot_in_process():
@@ -315,7 +328,9 @@ def test_a_stopped_search_is_an_error_with_what_it_finished():
     result = invoke(CliRunner(), "analyse", "example", "--opponents", "worst", "--method",
                     "exact", "--memory", "1M", "--format", "json")
     line = assert_one_line_error_after_output(result)
-    assert stopped["error"]["message"] == line.removeprefix("nimmt: error: ")
+    # the same message, the params named as the request names them, not as flags
+    assert stopped["error"]["message"] == line.removeprefix("nimmt: error: ").replace(
+        "raise --memory", "raise memory")
     data = stopped["error"]["data"]
     assert len(data["cards"]) == 2 and data["complete"] is False
     assert without_time(data) == without_time(json.loads(result.stdout))

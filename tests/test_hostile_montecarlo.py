@@ -133,7 +133,7 @@ def test_verdict_says_when_the_top_cards_are_within_the_noise():
     a = mc_analysis([1.23, 1.25, 2.0, 2.5, 3.0], [0.025] * 5, [0.0, 0.035, 0.04, 0.04, 0.04])
     line = verdict(a)
     assert line.startswith("best: 4 (")                       # hand order: 4, 14, 15, 18, 20
-    assert "1.230 ± 0.049" in line
+    assert "1.230, 95% [1.181, 1.279]" in line  # the interval, not a symmetric ±
     assert "14 is within the noise (difference 0.020 ± 0.069; 95%)" in line
     assert "costs" not in line
 

@@ -40,6 +40,7 @@ LAYERS = {
     # plain Python: names, errors, the rules as data, files, the pure-Python oracle
     "solver.names": 0, "solver.errors": 0, "solver.rules": 0, "solver.notice": 0,
     "solver.kernel_cache": 0, "solver.fileio": 0, "solver.reference": 0,
+    "solver.intervals": 0,  # 95% intervals inside their range, one home
     "solver.batch": 0, "solver.batchdask": 0,  # the batch commands' execution layer (issue 16)
     # numba kernels (turns, statekey and table: the search redesign's kernel modules)
     "solver.engine": 1, "solver.turns": 1, "solver.statekey": 1, "solver.table": 1,
@@ -256,15 +257,15 @@ def test_python_messages_name_parameters_and_the_cli_flags():
     error = NimmtError(f"raise {param('max_nodes', beside=True)} or use "
                        f"{param('method', 'montecarlo')}; {param('depth')} must be at least 1")
     assert str(error) == "raise max_nodes or use method='montecarlo'; depth must be at least 1"
-    assert cli.cli_message(error) == ("raise max_nodes (--max-nodes) or use --method "
+    # each parameter named once, as the reader spells it: no Python name beside the flag
+    assert cli.cli_message(error) == ("raise --max-nodes or use --method "
                                       "montecarlo; --depth must be at least 1")
 
 
 BUDGET_PYTHON = ("exact search would take about 1.7e+29 nodes, over the budget of 10; raise "
                  "max_nodes (about 1,000,000 nodes a second) or use method='montecarlo'")
 BUDGET_CLI = ("exact search would take about 1.7e+29 nodes, over the budget of 10; raise "
-              "max_nodes (--max-nodes; about 1,000,000 nodes a second) or use --method "
-              "montecarlo")
+              "--max-nodes (about 1,000,000 nodes a second) or use --method montecarlo")
 
 
 def test_budget_message_in_python_and_on_the_command_line(runner):
@@ -329,7 +330,7 @@ def test_an_error_keeps_its_parameters_through_pickling():
     error = BudgetExceeded(f"raise {param('max_nodes', beside=True)}", nodes=5)
     again = pickle.loads(pickle.dumps(error))
     assert str(again) == "raise max_nodes" and again.nodes == 5 and again.reason == "nodes"
-    assert cli.cli_message(again) == "raise max_nodes (--max-nodes)"
+    assert cli.cli_message(again) == "raise --max-nodes"
 
 
 # ---------------------------------------------------------------- render options

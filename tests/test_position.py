@@ -52,10 +52,10 @@ CANONICAL = [
     # logic, 4 players, professional, scores
     ("variant=logic players=4 placement=professional rows=13,15,20,30,32/1,6,23,31,33/21,22/5,25 "
      "hand=8,26,40 p2=2,19,29 p3=4,10,17 p4=7,28,41 "
-     "gone=3,9,11,12,14,16,18,24,27,34,35,36,37,38,39,42,43,44 scores=3,0,70,1",
+     "gone=3,9,11,12,14,16,18,24,27,34,35,36,37,38,39,42,43,44 scores=3,0,60,1",
      "variant=logic players=4 placement=professional rows=13,15,20,30,32/1,6,23,31,33/21,22/5,25 "
      "hand=8,26,40 p2=2,19,29 p3=4,10,17 p4=7,28,41 "
-     "gone=3,9,11,12,14,16,18,24,27,34,35,36,37,38,39,42,43,44 scores=3,0,70,1"),
+     "gone=3,9,11,12,14,16,18,24,27,34,35,36,37,38,39,42,43,44 scores=3,0,60,1"),
     # logic, 2 players, p2 omitted: derived
     ("variant=logic players=2 rows=1/2/3/4 hand=5,7,9,11,13,15,17,19,21,23",
      "variant=logic players=2 rows=1/2/3/4 hand=5,7,9,11,13,15,17,19,21,23 "

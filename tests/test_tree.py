@@ -359,10 +359,11 @@ def test_depth_limits_the_turns(model, depth):
     cut = tree_of(name, model, depth=depth)
     full_keys, cut_keys = by_key(full), by_key(cut)
     fkeys = path_keys(full)
+    first = full.nodes[root_of(full)]["turn"]  # the round's turn number of the root
     expected = set()
     for n in full:
         ancestors = nx.shortest_path(full, root_of(full), n)[:-1]
-        if all(full.nodes[a].get("turn", 0) <= depth for a in ancestors
+        if all(full.nodes[a]["turn"] - first < depth for a in ancestors
                if full.nodes[a]["actor"] == "p1"):
             expected.add(fkeys[n])
     assert set(cut_keys) == expected
@@ -370,11 +371,11 @@ def test_depth_limits_the_turns(model, depth):
     for key, n in cut_keys.items():
         assert cut.nodes[n]["value"] == pytest.approx(full.nodes[full_keys[key]]["value"],
                                                       abs=TOL)
-    turns = [d["turn"] for _, d in cut.nodes(data=True) if d["actor"] == "p1"]
-    assert max(turns) == depth + 1
+    turns = [d["turn"] - first for _, d in cut.nodes(data=True) if d["actor"] == "p1"]
+    assert max(turns) == depth
     for n, d in cut.nodes(data=True):
         if d["actor"] == "p1":
-            assert (cut.out_degree(n) > 0) == (d["turn"] <= depth)
+            assert (cut.out_degree(n) > 0) == (d["turn"] - first < depth)
     assert not any(d["actor"] == "leaf" for _, d in cut.nodes(data=True))
     check_values(cut, model)
     assert cut.graph["depth"] == depth
@@ -632,7 +633,7 @@ def test_text_view():
     text = format_tree_text(g)
     lines = text.splitlines()
     assert len(lines) == g.number_of_nodes()
-    assert lines[0].startswith("p1 (turn 1)")
+    assert lines[0].startswith("p1 (turn 9 of 10)")  # 2 cards left each
     assert f"value {g.nodes[g.graph['root']]['value']:.3f}" in lines[0]
     assert all(line.startswith("  ") for line in lines[1:])
     assert any(line.startswith("    ") for line in lines)
@@ -681,11 +682,41 @@ def test_cli_text(runner):
     assert_ok(result)
     lines = result.stdout.splitlines()
     g = build_tree(load_position("example"), depth=1)
-    assert lines[0].startswith("p1 (turn 1)")
+    assert lines[0].startswith("p1 (turn 6 of 10)")
     assert len(lines) == g.number_of_nodes()
     assert all(line.startswith("  ") for line in lines[1:])
     assert {re.search(r"play (\d+)", line).group(1) for line in lines if "play " in line} == {
         str(c) for c in load_position("example").hand}
+
+
+def test_turns_are_numbered_as_show_numbers_them_in_every_format(runner, tmp_path):
+    """The round's turn number (show: "turn 6 of 10" at 5 cards left), not the tree's depth:
+    in the text view, the DOT labels (and the pictures drawn from them) and the node
+    attribute of GraphML, GEXF and JSON."""
+    shown = run(runner, "show", "example")
+    assert_ok(shown)
+    turn = int(re.search(r"turn (\d+) of 10", shown.stdout.splitlines()[0]).group(1))
+    assert turn == 6
+    text = invoke(runner, "example", "--depth", 1, "--format", "text").stdout.splitlines()
+    labels = [re.search(r"p1 \(turn (\d+) of 10\)", line) for line in text]
+    assert text[0].startswith(f"p1 (turn {turn} of 10)")
+    assert {int(m.group(1)) for m in labels[1:] if m} == {turn + 1}
+    nodes = [line.split("-> ")[-1].strip() for line in text]
+    assert all(re.match(r"p1 \(turn \d+ of 10\)", n) for n in nodes if n.startswith("p1"))
+    assert_ok(invoke(runner, "example", "--depth", 1, "--output", tmp_path / "t.dot"))
+    dot = [d.get("label", "") for d in nx.nx_pydot.read_dot(str(tmp_path / "t.dot"))
+           .nodes.values()]
+    dot_turns = Counter(int(t) for label in dot for t in re.findall(r"p1 turn (\d+) of 10",
+                                                                  label))
+    assert dot_turns[turn] == 1 and set(dot_turns) == {turn, turn + 1}
+    for suffix in (".graphml", ".gexf", ".json"):
+        out = tmp_path / f"t{suffix}"
+        assert_ok(invoke(runner, "example", "--depth", 1, "--output", out))
+        g = read_back(str(out), suffix)
+        root = g.graph.get("root", next(n for n in g if g.in_degree(n) == 0))
+        assert int(g.nodes[str(root) if str(root) in g else root]["turn"]) == turn
+        assert {int(d["turn"]) for n, d in g.nodes(data=True)
+                if d["actor"] == "p1" and g.in_degree(n)} == {turn + 1}
 
 
 def test_cli_nash_text(runner):
