@@ -161,7 +161,7 @@ BAD_OPTIONS = [
      "'nan' is not a finite number"),
     (("analyse", "example", "--opponents", "x" * 10_000), "unknown opponents"),
     (("analyse", "example", "y" * 10_000), "unexpected extra argument"),
-    (("deal", "--players", "9" * 10_000), "is not a valid integer"),
+    (("deal", "--players", "9" * 10_000), "is not a whole number"),
 ]
 
 
