@@ -2156,7 +2156,7 @@ COMPILE_JOBS: dict[str, tuple[str, ...]] = {
 @click.option("--only", "only", multiple=True, type=click.Choice(sorted(COMPILE_JOBS)),
               help="Only these engines (repeat the option); default: every one.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
-              help="Engines compiled at once, each in its own process  [default: the cores].")
+              help="Engines compiled at once, each in its own process (default: the cores).")
 @click.option("--time-limit", type=FiniteFloat(0.001), default=None,
               help="Seconds; then the engines still compiling are stopped (they compile on "
                    "their first use instead).")
@@ -2176,7 +2176,9 @@ def compile_command(only: tuple[str, ...], workers: int | None,
     names = list(only) or list(COMPILE_JOBS)
     workers = workers or os.cpu_count() or 1
     bar = LazyProgress(len(names), "engines compiled", delay=0.0)
-    pending, running, done = list(names), {}, {}
+    pending = list(names)
+    running: dict[str, tuple[Any, float]] = {}  # name: (child process, its start)
+    done: dict[str, tuple[float, int, str]] = {}  # name: (seconds, exit status, stderr)
     start = time.perf_counter()
     stopped = None
     try:

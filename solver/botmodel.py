@@ -163,7 +163,7 @@ def exact_bot_values(position: Position, bot: str, max_steps: int | None = None,
     """({card: (expected cows, cows this turn, P(take this turn))}, steps) for a
     deterministic rule-of-thumb ``bot`` (``DETERMINISTIC``), by enumerating every split
     with player 1 playing on optimally on what it sees (module docstring). Raises
-    ``_Stopped`` past ``max_steps`` or the ``deadline`` (a ``time.perf_counter`` value)."""
+    ``_Stopped`` past ``max_steps`` or the ``deadline`` (a ``notice.work_clock`` value)."""
     if bot not in DETERMINISTIC:
         raise NimmtError(f"exact enumeration needs a deterministic bot ({', '.join(DETERMINISTIC)})"
                          f"; {bot} is not: use {param('method', 'montecarlo')}")

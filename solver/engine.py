@@ -65,6 +65,22 @@ _COWS = COWS  # frozen into the kernels as a constant
 # doubles playout speed. The bias of the bounded draw is below bound / 2**32.
 
 @jit_inline
+def copy_row(dst, src):
+    """dst[:] = src for 1-D arrays of one length, written out: numpy's slice assignment
+    brings its broadcast checks and their formatted errors, seconds of compile per kernel."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@jit_inline
+def copy_table(dst, src):
+    """``copy_row`` for 2-D arrays of one shape."""
+    for r in range(src.shape[0]):
+        for c in range(src.shape[1]):
+            dst[r, c] = src[r, c]
+
+
+@jit_inline
 def rng_seed(seed, stream):
     """A generator state for (seed, stream): splitmix64 of both."""
     z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(stream) + np.uint64(1)

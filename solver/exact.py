@@ -29,7 +29,7 @@ import numpy as np
 from numba.typed import List
 
 from . import gamewin
-from .engine import jit, jit_inline, row_table
+from .engine import copy_row, jit, jit_inline, row_table
 from .errors import (
     BudgetExceeded,
     MemoryExceeded,
@@ -945,7 +945,7 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
                      cards[i], memo, layout, stats, max_resolved, result, goal)
         if stats[ABORTED]:
             return
-        results[i, :] = result
+        copy_row(results[i], result)
         stats[CARDS_DONE] = i + 1
 
 

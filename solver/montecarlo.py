@@ -36,6 +36,8 @@ import numpy as np
 from . import exact, gamewin
 from .engine import (
     BOT_CLOSEST,
+    copy_row,
+    copy_table,
     jit,
     landing,
     pick_card,
@@ -182,7 +184,7 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
     line_held = held.copy()
     for o in range(options):
         line = table.copy()
-        line_held[:] = held
+        copy_row(line_held, held)
         cows = play_found_option(line, cards[mine_at], kind, row_a, row_b, o)
         line_held[0] += cows
         total = cost_of_cows(goal, True, cows) + _play_rule(
@@ -191,10 +193,10 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
                               memo, layout, stats, max_resolved, words, result, goal, line_held)
         if total < best_total:
             best_total, best_now = total, float(cows)
-            best_table[:] = line
-            best_held[:] = line_held
-    table[:] = best_table
-    held[:] = best_held
+            copy_table(best_table, line)
+            copy_row(best_held, line_held)
+    copy_table(table, best_table)
+    copy_row(held, best_held)
     return before + best_total, best_now
 
 
@@ -280,9 +282,9 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
     for _r in range(rollouts):
         stream = rng_below(policy_rng, 1 << 31)
         for h in range(k):
-            line[:] = table
-            kept[:] = owner
-            line_held[:] = held
+            copy_table(line, table)
+            copy_row(kept, owner)
+            copy_row(line_held, held)
             rng[0] = rng_seed(stream, 0)
             base_rng[0] = rng_seed(stream, 1)
             q[h] += _playout(line, kept, hand[h], deck_size, known_count, hidden_count,
@@ -321,9 +323,9 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
         stream = (card_index << 40) + first_sample + i
         rng[0] = rng_seed(seed, stream)
         policy_rng[0] = rng_seed(seed, POLICY_STREAM + stream)
-        owner[:] = owner0
-        table[:] = table0
-        held[:] = held0
+        copy_row(owner, owner0)
+        copy_table(table, table0)
+        copy_row(held, held0)
         if rollouts == 0:
             values[i], cows_now[i] = _playout(table, owner, card, deck_size, known_count,
                                               hidden_count, professional, exact_depth, rng,

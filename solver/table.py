@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import jit, jit_inline
+from .engine import copy_row, jit, jit_inline
 
 EMPTY = 0        # key word 0 of a free slot
 MAX_LOAD = 0.5   # callers double the table past this load (when their memory allows)
@@ -258,7 +258,7 @@ def rehash(entries, new_entries, width):
             key = entries[s, :width]
             if entries[s, check] == check_word(entries, s, key, width):
                 t, _ = probe(new_entries, key, width)
-                new_entries[t, :] = entries[s, :]
+                copy_row(new_entries[t], entries[s])
 
 
 @jit
@@ -269,7 +269,7 @@ def rehash_compact(entries, new_entries, width):
             key = entries[s, :width]
             if (entries[s, width + 1] >> 32) & LOW32 == compact_check(entries, s, key, width):
                 t, _ = probe_compact(new_entries, key, width)
-                new_entries[t, :] = entries[s, :]
+                copy_row(new_entries[t], entries[s])
 
 
 @jit

@@ -17,6 +17,7 @@ from nimmt.solver.errors import BudgetExceeded, MemoryExceeded, NimmtError
 from nimmt.solver.exact import estimate_nodes, solve_exact
 from nimmt.solver.game import deal_position
 from nimmt.solver.montecarlo import run_montecarlo
+from nimmt.solver.notice import work_clock
 from nimmt.solver.position import (
     EXAMPLES,
     Position,
@@ -81,7 +82,7 @@ def test_timed_montecarlo_gives_the_same_figures_as_untimed():
 
 
 def test_chunk_sizer_shrinks_chunks_to_the_time_left():
-    sizer = ChunkSizer(time.perf_counter() + 0.1)
+    sizer = ChunkSizer(work_clock() + 0.1)  # the budgets' clock
     assert sizer.size(64) == 64  # no rate yet
     sizer.rate = 0.01  # seconds an item
     assert 1 <= sizer.size(1000) <= 6  # half of ~0.1 s at 0.01 s an item
