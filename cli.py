@@ -310,10 +310,12 @@ class LazyProgress:
                 self.bar.update(step, self._elapsed())
 
     def close(self) -> None:
+        """End the bar (once: a second call does nothing)."""
         with self.lock:
             self.closed.set()
             if self.bar is not None:
                 self.bar.__exit__(None, None, None)
+                self.bar = None
 
 
 @click.group(cls=NimmtGroup, context_settings=CONTEXT)
@@ -374,6 +376,14 @@ def _group_cards(analysis) -> list[tuple[list[int], Any]]:
     return groups
 
 
+def _stopped_line(stopped: str | None, samples: int | None) -> str:
+    """Why a sampled analysis has fewer samples than asked (``stopped``: 'interrupted' or
+    'time limit'), and how many its figures use."""
+    why = {"interrupted": "interrupted (Ctrl-C)",
+           "time limit": "stopped by the time limit"}.get(stopped or "", "stopped early")
+    return f"{why} after {samples or 0:,} samples per card: the figures use those"
+
+
 def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
                     verified: bool = False) -> str:
     """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
@@ -398,7 +408,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     if mc and "quantity" in analysis.extra:
         lines.append(f"the figures estimate: {analysis.extra['quantity']}")
     if not analysis.complete:
-        lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
+        lines.append(_stopped_line(analysis.extra.get("stopped"), analysis.cards[0].samples))
     nash = analysis.opponents == Model.NASH
     if nash:
         e = analysis.extra
@@ -547,7 +557,7 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     from click.core import ParameterSource
 
     from nimmt.solver.draft import DraftPosition
-    from nimmt.solver.queries import OptionError, analyse_answer
+    from nimmt.solver.queries import AnalyseAnswer, OptionError, analyse_answer
 
     ctx = click.get_current_context()
     given = [name for name in ctx.params
@@ -583,13 +593,31 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
             exact_progress=exact_bar)
     except OptionError as e:
         _usage(cli_message(e))
-    except (SearchStopped, SearchInterrupted) as stopped:  # what finished, then one line
+    except SearchInterrupted as stopped:
+        close_exact()
+        progress.close()
+        if stopped.partial is None:  # exact search: the cards it finished, then one line
+            _echo_unfinished(stopped, position, opponents, fmt)
+            raise
+        # sampling: its figures so far, marked interrupted, then one line and status 130
+        samples_done = stopped.partial.cards[0].samples
+        _echo_answer(AnalyseAnswer("draft" if draft else "position", position, opponents,
+                                   stopped.partial), fmt, both_sides, verify)
+        click.echo(f"nimmt: interrupted after {samples_done:,} samples per card (the "
+                   "figures above use them)", err=True)
+        sys.exit(130)
+    except SearchStopped as stopped:  # what finished, then one line
         close_exact()
         _echo_unfinished(stopped, position, opponents, fmt)
         raise
     finally:
         close_exact()
         progress.close()
+    _echo_answer(answer, fmt, both_sides, verify)
+
+
+def _echo_answer(answer: Any, fmt: str, both_sides: bool, verify: bool) -> None:
+    """``nimmt analyse``'s answer in ``fmt`` (table, json or markdown) on stdout."""
     if fmt == "json":
         click.echo(json.dumps(answer.to_json(), indent=2))
         return
@@ -673,7 +701,7 @@ def render_draft_analysis(result, tablefmt: str) -> str:
         lines.append(f"samples: {result.cards[0].samples:,} per card")
     lines.append(f"the figures: {result.quantity}")
     if not result.complete:
-        lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
+        lines.append(_stopped_line(result.extra.get("stopped"), result.cards[0].samples))
     headers = ["card", "cows on it", "expected cows", "regret"]
     headers += ["± stderr", "95% interval"] if mc else []
     headers += ["others' cows"]
