@@ -57,7 +57,7 @@ from .analysis import (
 from .arena import Table, bot_seed
 from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
 from .engine import jit, pick_card, rng_seed
-from .errors import BudgetExceeded, NimmtError, param
+from .errors import BudgetExceeded, NimmtError, SearchInterrupted, param
 from .montecarlo import Z95
 from .names import Method
 from .position import Position
@@ -352,9 +352,16 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
             if deadline is not None and time.perf_counter() > deadline and done >= 2:
                 break
     except KeyboardInterrupt:
-        if done < 2:
-            raise
+        raise _interrupted(values, now, done) from None
     return values[:, :done], now[:, :done], done == samples
+
+
+def _interrupted(values: np.ndarray, now: np.ndarray, done: int) -> SearchInterrupted:
+    """Ctrl-C during sampling: the interrupt, never a result (a caller looping over
+    analyses would go on), carrying the samples finished (``partial``: (values, now), None
+    under two)."""
+    return SearchInterrupted(f"sampling interrupted after {done:,} samples per card",
+                             partial=(values[:, :done], now[:, :done]) if done >= 2 else None)
 
 
 def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
@@ -378,8 +385,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
             if sizer.done(size) and done >= 2:
                 break
     except KeyboardInterrupt:
-        if done < 2:
-            raise
+        raise _interrupted(values, now, done) from None
     return values[:, :done], now[:, :done], done == samples
 
 
@@ -393,7 +399,7 @@ def _ranked(items: list[dict]) -> tuple[CardAnalysis, ...]:
 
 def _from_samples(position: Position, spec: BotSpec, values: np.ndarray, now: np.ndarray,
                   complete: bool, reason: str, seconds: float, seed: int, steps: int,
-                  split_total: int) -> Analysis:
+                  split_total: int, stopped: str | None = None) -> Analysis:
     n = values.shape[1]
     means = values.mean(axis=1)
     top = min(range(len(position.hand)), key=lambda i: (means[i], position.hand[i]))
@@ -415,6 +421,8 @@ def _from_samples(position: Position, spec: BotSpec, values: np.ndarray, now: np
                           "bot: an upper bound on the value of playing on optimally"
                           if later else "expected cows"),
              "unit": BOUND_UNIT if later else "expected cows"}
+    if stopped:  # why the figures use fewer samples than asked
+        extra["stopped"] = stopped
     return Analysis(position, str(spec), Method.MONTECARLO.value, reason, _ranked(items), None,
                     steps, seconds, complete=complete, later_play=later_play, extra=extra)
 
@@ -497,10 +505,18 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
                   "Monte Carlo" if not exact_ok else
                   f"auto: exact enumeration of {_splits(total)} would take about {estimate:,} "
                   f"steps x {STEP_NODES}, over the budget of {max_nodes:,} nodes; Monte Carlo")
-    sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
-                                               progress)
+    try:
+        sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
+                                                   progress)
+    except SearchInterrupted as stop:  # the samples taken, as this function's result
+        if stop.partial is not None:
+            stop.partial = _from_samples(position, spec, *stop.partial, False, reason,
+                                         time.perf_counter() - start, seed, steps, total,
+                                         "interrupted")
+        raise
     return _from_samples(position, spec, sampled, now, complete, reason,
-                         time.perf_counter() - start, seed, steps, total)
+                         time.perf_counter() - start, seed, steps, total,
+                         None if complete else "time limit")
 
 
 def analyse_any(position: Position, opponents: str = "random", **options: Any) -> Analysis:
