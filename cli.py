@@ -1565,6 +1565,8 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
         result = reviewing.review_game(record, seats, opponents, samples=samples,
                                        seed=_fresh_seed(seed), time_limit=time_limit,
                                        first_turn=from_turn, progress=progress)
+    except SearchInterrupted as stop:  # the decisions judged are reported, then status 130
+        result = stop.partial
     finally:
         progress.close()
     if fmt == "json":
