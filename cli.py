@@ -1172,7 +1172,8 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
         if output:
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
-        click.echo(f"interrupted after {len(finished)} of {count} deals", err=True)
+        click.echo(f"nimmt: interrupted: {len(finished)} of {plural(count, 'deal')} finished "
+                   "(reported)", err=True)
         sys.exit(130)
 
 

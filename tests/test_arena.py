@@ -245,6 +245,24 @@ def test_arena_ctrl_c_exits_130_with_the_report(runner, monkeypatch):
     assert "1 of 4 deals finished" in result.stderr
 
 
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_arena_ctrl_c_before_any_deal_reports_no_deal(runner, monkeypatch, fmt):
+    def stop(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena, "play_deal", stop)
+    result = invoke(runner, "arena", "--players", "2", "--bots", "closest,random", "--deals",
+                    "4", "--one-round", "--seed", "1", "--format", fmt)
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines()[-1].startswith("nimmt: interrupted: 0 of 4 deals")
+    if fmt == "json":
+        data = json.loads(result.stdout)
+        assert data["deals"] == 0 and data["complete"] is False
+        assert data["pairwise"] == {"closest": {"random": None}, "random": {"closest": None}}
+    else:
+        assert "stopped early: 0 of 4 deals" in result.stdout
+
+
 def test_deal_and_simulate_take_search_bots(runner):
     result = invoke(runner, "deal", "--players", "2", "--cards-left", "8", "--bots",
                     "mcs:playouts=10", "--seed", "3")
