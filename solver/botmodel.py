@@ -74,6 +74,10 @@ DETERMINISTIC = ("closest", "lowkeeper", "dumper")
 STEP_NODES = 250
 LATER_BOT = "closest"  # player 1's later cards inside Monte Carlo samples
 TIME_CHECK = 256       # the enumeration looks at the clock every this many steps
+# Search-backed opponents (expecti, mcs, ...) decide in Python, tens of milliseconds a card,
+# so the default 2,000 samples ran for minutes with no output: without a time limit their
+# sampling stops after this many seconds, and the reason says so.
+SEARCH_SECONDS = 30.0
 
 
 def is_model(opponents: str) -> bool:
@@ -443,6 +447,9 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     """Every card's expected cows when every opponent plays like the bot ``opponents``
     (module docstring: methods, player 1's later play, auto's choice).
 
+    Search-backed bots (``BotSpec.searches``) are sampled within ``time_limit``, or
+    SEARCH_SECONDS when none is given (``math.inf``: no bound); the reason says so.
+
     >>> from nimmt.solver.position import load_position
     >>> a = analyse_bots(load_position("example"), "closest")
     >>> a.method, a.opponents, a.best.card
@@ -454,6 +461,9 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     start = time.perf_counter()
+    default_budget = spec.searches and time_limit is None
+    if default_budget:
+        time_limit = SEARCH_SECONDS
     deadline = None if time_limit is None else start + time_limit
     total = split_count(position)
     estimate = estimate_steps(position)
@@ -505,6 +515,9 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
                   "Monte Carlo" if not exact_ok else
                   f"auto: exact enumeration of {_splits(total)} would take about {estimate:,} "
                   f"steps x {STEP_NODES}, over the budget of {max_nodes:,} nodes; Monte Carlo")
+    if default_budget:
+        reason += (f"; within the default time budget of {SEARCH_SECONDS:g} s for a "
+                   "search-backed opponent (give a time limit for another)")
     try:
         sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
                                                    progress)
