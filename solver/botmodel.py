@@ -74,6 +74,7 @@ DETERMINISTIC = ("closest", "lowkeeper", "dumper")
 STEP_NODES = 250
 LATER_BOT = "closest"  # player 1's later cards inside Monte Carlo samples
 TIME_CHECK = 256       # the enumeration looks at the clock every this many steps
+FIRST_CAPACITY = 1024  # samples per card the sampling arrays first hold (they grow)
 # Search-backed opponents (expecti, mcs, ...) decide in Python, tens of milliseconds a card,
 # so the default 2,000 samples ran for minutes with no output: without a time limit their
 # sampling stops after this many seconds, and the reason says so.
@@ -340,13 +341,16 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
     split from stream (seed, s); every card meets the same samples. Rule-of-thumb bots by
     the kernel, search-backed ones through the arena's game loop."""
     hand = position.hand
-    values = np.zeros((len(hand), samples))
-    now = np.zeros((len(hand), samples))
+    # the arrays grow with the samples taken: --samples is a bound (a time limit or Ctrl-C
+    # may stop far below it), and a billion would not fit in memory at once
+    values = np.zeros((len(hand), min(samples, FIRST_CAPACITY)))
+    now = np.zeros_like(values)
     done = 0
     if not spec.searches:  # rule-of-thumb opponents: the kernel, in timed chunks
         return _kernel_samples(position, spec, samples, seed, deadline, progress, values, now)
     try:
         for s in range(samples):
+            values, now = _room(values, now, s + 1)
             world = _sample_split(position, np.random.default_rng([seed, s]))
             for i, c in enumerate(hand):
                 values[i, s], now[i, s] = _table_round(position, spec, c, world, seed, s)
@@ -358,6 +362,17 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
     except KeyboardInterrupt:
         raise _interrupted(values, now, done) from None
     return values[:, :done], now[:, :done], done == samples
+
+
+def _room(values: np.ndarray, now: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` and ``now`` with room for ``size`` samples (doubled when short)."""
+    if size <= values.shape[1]:
+        return values, now
+    wider = max(size, 2 * values.shape[1])
+    grown = [np.zeros((values.shape[0], wider)) for _ in (values, now)]
+    for old, new in zip((values, now), grown):
+        new[:, :old.shape[1]] = old
+    return grown[0], grown[1]
 
 
 def _interrupted(values: np.ndarray, now: np.ndarray, done: int) -> SearchInterrupted:
@@ -380,6 +395,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
     try:
         while done < samples:
             size = sizer.size(min(chunk, samples - done))
+            values, now = _room(values, now, done + size)
             bot_round_samples(table, hands, hidden, pool, n, k, position.professional, seed,
                               done, size, codes[0], codes[1], values, now)
             done += size
