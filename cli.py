@@ -1366,19 +1366,32 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
         progress.close()
     if fmt == "json":
         click.echo(json.dumps(simulation_json(result), indent=2))
-        return
+    else:
+        click.echo(render_simulation(result, rules, one_round, threshold))
+    if not result.complete:  # only Ctrl-C stops a simulation early: the games so far
+        click.echo(f"nimmt: interrupted: {result.games:,} of {plural(result.games_asked, 'game')}"
+                   " finished (reported)", err=True)
+        sys.exit(130)
+
+
+def render_simulation(result, rules: Rules, one_round: bool, threshold: int) -> str:
+    """``nimmt simulate``'s table: per seat, cows per round, final total and win rate."""
+    lines = []
     rows = [[s.seat, s.bot, _interval(s.cows_per_round), _interval(s.final_total),
              _interval(s.win_rate)] for s in result.seats]
-    click.echo(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
-               f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
-               + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
-               + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
+    lines.append(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
+                 f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
+                 + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
+                 + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
     if not result.complete:
-        click.echo(f"stopped early: {result.games:,} of {plural(result.games_asked, 'game')}")
-    click.echo(tabulate(rows, headers=["seat", "bot", "cows/round [95%]", "final total [95%]",
-                                       "win rate [95%]"], tablefmt="simple"))
-    click.echo(f"{result.games_per_second:,.0f} games per second "
-               f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
+        lines.append(f"stopped early: {result.games:,} of "
+                     f"{plural(result.games_asked, 'game')}")
+    lines.append(tabulate(rows, headers=["seat", "bot", "cows/round [95%]",
+                                         "final total [95%]", "win rate [95%]"],
+                          tablefmt="simple"))
+    lines.append(f"{result.games_per_second:,.0f} games per second "
+                 f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
+    return "\n".join(lines)
 
 
 def simulation_json(result) -> dict:
@@ -1389,7 +1402,8 @@ def simulation_json(result) -> dict:
             "placement": result.rules.placement, "threshold": result.rules.threshold,
             "one_round": result.rules.one_round, "seed": result.seed, "games": result.games,
             **({"drafters": list(result.drafters)} if result.drafters else {}),
-            "games_asked": result.games_asked, "seconds": result.seconds,
+            "games_asked": result.games_asked, "complete": result.complete,
+            "seconds": result.seconds,
             "games_per_second": result.games_per_second, "mean_rounds": result.mean_rounds,
             "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
                        "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
@@ -1667,7 +1681,8 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
         click.echo(f"review it: nimmt review {record_path} --player 1")
     else:
         click.echo("(give --record FILE to keep the game and review it with nimmt review)")
-    if interrupted:
+    if interrupted:  # the last line on stderr, as every command's Ctrl-C
+        click.echo("nimmt: interrupted", err=True)
         sys.exit(130)
 
 
