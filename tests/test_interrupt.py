@@ -325,3 +325,28 @@ def test_sigint_stops_every_long_command(name, moment, tmp_path, game):
 @pytest.mark.parametrize("name,moment", SWEEP, ids=[f"{n}-{m:.2f}" for n, m in SWEEP])
 def test_sigint_sweep(name, moment, tmp_path, game):
     check_interrupted(name, *interrupt(name, moment, tmp_path, game), tmp_path)
+
+
+
+def test_ctrl_c_while_the_equilibrium_s_workers_start_stops_those_started(monkeypatch):
+    """A KeyboardInterrupt inside Thread.start (after the thread was created) used to leave
+    the workers started so far running with no stop flag: they are stopped and waited for."""
+    import threading
+
+    from nimmt.solver import nash
+
+    started: list[threading.Thread] = []
+
+    class Interrupted(threading.Thread):
+        def start(self) -> None:
+            super().start()
+            started.append(self)
+            raise KeyboardInterrupt
+
+    position = load_position("variant=logic players=2 rows=4/11,12/14/17,21 "
+                             "hand=3,8,9,15,18,22 p2=1,2,5,10,13,16 gone=6,7,19,20,23,24")
+    nash.solve_nash(position, workers=1)  # load the kernels first
+    monkeypatch.setattr(nash.threading, "Thread", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        nash.solve_nash(position, workers=2)
+    assert len(started) == 1 and not started[0].is_alive()
