@@ -182,6 +182,8 @@ TWO = ("variant=logic players=2 rows=4/11,12/14/17,21 hand=3,8,9,15,18,22,23,24 
 THREE = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
          "gone=4,7,15,20,27,29,31,33")
 
+HANG_SECONDS = 60  # a command still running this long after SIGINT ignored it
+
 WRAPPER = """
 import pathlib, sys
 from nimmt import cli
@@ -248,7 +250,7 @@ def interrupt(name: str, moment: float, tmp: Path, game: str
     args, files = commands(tmp, game)[name]
     started = tmp / "started"
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-           "PYTHONUNBUFFERED": "1"}
+           "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}  # SIGABRT: where it hangs
     proc = subprocess.Popen([sys.executable, "-c", WRAPPER, str(started), *args], cwd=tmp,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
@@ -263,13 +265,18 @@ def interrupt(name: str, moment: float, tmp: Path, game: str
         assert proc.poll() is None, (name, proc.communicate(timeout=30))  # still working
         os.killpg(proc.pid, signal.SIGINT)
         sent = time.monotonic()
-        out, err = proc.communicate(timeout=120)
+        try:
+            out, err = proc.communicate(timeout=HANG_SECONDS)
+        except subprocess.TimeoutExpired:  # every thread's stack, for the failure
+            os.kill(proc.pid, signal.SIGABRT)
+            out, err = proc.communicate(timeout=30)
+            pytest.fail(f"{name}: still running {HANG_SECONDS} s after SIGINT:\n{err[-6000:]}")
         took = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert took < 60, f"{name}: {took:.0f} s after SIGINT"
+    assert took < HANG_SECONDS, f"{name}: {took:.0f} s after SIGINT"
     return proc.returncode, out, err, files
 
 
