@@ -539,7 +539,8 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
                                                    progress)
     except SearchInterrupted as stop:  # the samples taken, as this function's result
         if stop.partial is not None:
-            stop.partial = _from_samples(position, spec, *stop.partial, False, reason,
+            taken, taken_now = stop.partial
+            stop.partial = _from_samples(position, spec, taken, taken_now, False, reason,
                                          time.perf_counter() - start, seed, steps, total,
                                          "interrupted")
         raise

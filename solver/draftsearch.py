@@ -496,7 +496,8 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                                                      seed, time_limit, progress, workers)
     except SearchInterrupted as stop:  # the samples taken, as this function's result
         if stop.partial is not None:
-            stop.partial = _from_samples(draft, drafters, round_bots, reason, *stop.partial,
+            taken, spent = stop.partial
+            stop.partial = _from_samples(draft, drafters, round_bots, reason, taken, spent,
                                          False, seed, "interrupted")
         raise
     return _from_samples(draft, drafters, round_bots, reason, sampled, seconds, complete,

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["BudgetExceeded", "MemoryExceeded", "NashStopped", "NimmtError", "SearchInterrupted",
            "SearchStopped", "command", "param"]
@@ -183,8 +184,8 @@ class SearchInterrupted(KeyboardInterrupt):
     reason = "interrupted"
 
     def __init__(self, message: str = "", finished: tuple = (), cards_total: int = 0,
-                 nodes: int = 0, seconds: float = 0.0, partial: object = None) -> None:
+                 nodes: int = 0, seconds: float = 0.0, partial: Any = None) -> None:
         super().__init__(message)
         self.finished, self.cards_total = tuple(finished), cards_total
         self.nodes, self.seconds = nodes, seconds
-        self.partial = partial
+        self.partial: Any = partial  # its type is the interrupted call's result
