@@ -353,10 +353,12 @@ class LazyProgress:
                 self.bar.update(step, self._elapsed())
 
     def close(self) -> None:
+        """End the bar (once: a second call does nothing)."""
         with self.lock:
             self.closed.set()
             if self.bar is not None:
                 self.bar.__exit__(None, None, None)
+                self.bar = None
 
 
 @click.group(cls=NimmtGroup, context_settings=CONTEXT)
@@ -418,6 +420,14 @@ def _group_cards(analysis) -> list[tuple[list[int], Any]]:
     return groups
 
 
+def _stopped_line(stopped: str | None, samples: int | None) -> str:
+    """Why a sampled analysis has fewer samples than asked (``stopped``: 'interrupted' or
+    'time limit'), and how many its figures use."""
+    why = {"interrupted": "interrupted (Ctrl-C)",
+           "time limit": "stopped by the time limit"}.get(stopped or "", "stopped early")
+    return f"{why} after {samples or 0:,} samples per card: the figures use those"
+
+
 def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
                     verified: bool = False) -> str:
     """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
@@ -442,7 +452,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     if mc and "quantity" in analysis.extra:
         lines.append(f"the figures estimate: {analysis.extra['quantity']}")
     if not analysis.complete:
-        lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
+        lines.append(_stopped_line(analysis.extra.get("stopped"), analysis.cards[0].samples))
     nash = analysis.opponents == Model.NASH
     if nash:
         e = analysis.extra
@@ -593,7 +603,7 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     from click.core import ParameterSource
 
     from nimmt.solver.draft import DraftPosition
-    from nimmt.solver.queries import OptionError, analyse_answer
+    from nimmt.solver.queries import AnalyseAnswer, OptionError, analyse_answer
 
     ctx = click.get_current_context()
     given = [name for name in ctx.params
@@ -629,13 +639,31 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
             exact_progress=exact_bar)
     except OptionError as e:
         _usage(cli_message(e))
-    except (SearchStopped, SearchInterrupted) as stopped:  # what finished, then one line
+    except SearchInterrupted as stopped:
+        close_exact()
+        progress.close()
+        if stopped.partial is None:  # exact search: the cards it finished, then one line
+            _echo_unfinished(stopped, position, opponents, fmt)
+            raise
+        # sampling: its figures so far, marked interrupted, then one line and status 130
+        samples_done = stopped.partial.cards[0].samples
+        _echo_answer(AnalyseAnswer("draft" if draft else "position", position, opponents,
+                                   stopped.partial), fmt, both_sides, verify)
+        click.echo(f"nimmt: interrupted after {samples_done:,} samples per card (the "
+                   "figures above use them)", err=True)
+        sys.exit(130)
+    except SearchStopped as stopped:  # what finished, then one line
         close_exact()
         _echo_unfinished(stopped, position, opponents, fmt)
         raise
     finally:
         close_exact()
         progress.close()
+    _echo_answer(answer, fmt, both_sides, verify)
+
+
+def _echo_answer(answer: Any, fmt: str, both_sides: bool, verify: bool) -> None:
+    """``nimmt analyse``'s answer in ``fmt`` (table, json or markdown) on stdout."""
     if fmt == "json":
         click.echo(json.dumps(answer.to_json(), indent=2))
         return
@@ -719,7 +747,7 @@ def render_draft_analysis(result, tablefmt: str) -> str:
         lines.append(f"samples: {result.cards[0].samples:,} per card")
     lines.append(f"the figures: {result.quantity}")
     if not result.complete:
-        lines.append("stopped early (time limit or Ctrl-C): figures use the samples taken so far")
+        lines.append(_stopped_line(result.extra.get("stopped"), result.cards[0].samples))
     headers = ["card", "cows on it", "expected cows", "regret"]
     headers += ["± stderr", "95% interval"] if mc else []
     headers += ["others' cows"]
@@ -1206,7 +1234,8 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
         if output:
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
-        click.echo(f"interrupted after {len(finished)} of {count} deals", err=True)
+        click.echo(f"nimmt: interrupted: {len(finished)} of {plural(count, 'deal')} finished "
+                   "(reported)", err=True)
         sys.exit(130)
 
 
@@ -1399,19 +1428,32 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
         progress.close()
     if fmt == "json":
         click.echo(json.dumps(simulation_json(result), indent=2))
-        return
+    else:
+        click.echo(render_simulation(result, rules, one_round, threshold))
+    if not result.complete:  # only Ctrl-C stops a simulation early: the games so far
+        click.echo(f"nimmt: interrupted: {result.games:,} of {plural(result.games_asked, 'game')}"
+                   " finished (reported)", err=True)
+        sys.exit(130)
+
+
+def render_simulation(result, rules: Rules, one_round: bool, threshold: int) -> str:
+    """``nimmt simulate``'s table: per seat, cows per round, final total and win rate."""
+    lines = []
     rows = [[s.seat, s.bot, _interval(s.cows_per_round), _interval(s.final_total),
              _interval(s.win_rate)] for s in result.seats]
-    click.echo(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
-               f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
-               + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
-               + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
+    lines.append(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
+                 f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
+                 + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
+                 + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
     if not result.complete:
-        click.echo(f"stopped early: {result.games:,} of {plural(result.games_asked, 'game')}")
-    click.echo(tabulate(rows, headers=["seat", "bot", "cows/round [95%]", "final total [95%]",
-                                       "win rate [95%]"], tablefmt="simple"))
-    click.echo(f"{result.games_per_second:,.0f} games per second "
-               f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
+        lines.append(f"stopped early: {result.games:,} of "
+                     f"{plural(result.games_asked, 'game')}")
+    lines.append(tabulate(rows, headers=["seat", "bot", "cows/round [95%]",
+                                         "final total [95%]", "win rate [95%]"],
+                          tablefmt="simple"))
+    lines.append(f"{result.games_per_second:,.0f} games per second "
+                 f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
+    return "\n".join(lines)
 
 
 def simulation_json(result) -> dict:
@@ -1422,7 +1464,8 @@ def simulation_json(result) -> dict:
             "placement": result.rules.placement, "threshold": result.rules.threshold,
             "one_round": result.rules.one_round, "seed": result.seed, "games": result.games,
             **({"drafters": list(result.drafters)} if result.drafters else {}),
-            "games_asked": result.games_asked, "seconds": result.seconds,
+            "games_asked": result.games_asked, "complete": result.complete,
+            "seconds": result.seconds,
             "games_per_second": result.games_per_second, "mean_rounds": result.mean_rounds,
             "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
                        "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
@@ -1599,6 +1642,8 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
         result = reviewing.review_game(record, seats, opponents, samples=samples,
                                        seed=_fresh_seed(seed), time_limit=time_limit,
                                        first_turn=from_turn, progress=progress)
+    except SearchInterrupted as stop:  # the decisions judged are reported, then status 130
+        result = stop.partial
     finally:
         progress.close()
     if fmt == "json":
@@ -1701,7 +1746,8 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
         click.echo(f"review it: nimmt review {record_path} --player 1")
     else:
         click.echo("(give --record FILE to keep the game and review it with nimmt review)")
-    if interrupted:
+    if interrupted:  # the last line on stderr, as every command's Ctrl-C
+        click.echo("nimmt: interrupted", err=True)
         sys.exit(130)
 
 

@@ -128,7 +128,8 @@ def main() -> None:
         total += [f"{sum(v[0] for v in results[label].values()):.1f}",
                   f"{sum(v[1] for v in results[label].values()):.1f}", ""]
     if args.old:
-        total.append(f"{sum(v[1] for v in results['new'].values()) / sum(v[1] for v in results['old'].values()):.2f}")
+        new_cpu, old_cpu = (sum(v[1] for v in results[side].values()) for side in ("new", "old"))
+        total.append(f"{new_cpu / old_cpu:.2f}")
     rows.append(total)
     print("First use of each command from an empty numba cache (one after another):")
     print(tabulate(rows, headers=headers, tablefmt="github"))

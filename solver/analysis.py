@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import exact, gamewin, montecarlo, nash
-from .errors import BudgetExceeded, NimmtError, SearchStopped, param
+from .errors import BudgetExceeded, NimmtError, SearchInterrupted, SearchStopped, param
 from .names import Method, Model, values
 from .notice import work_clock
 from .position import Position, format_position
@@ -221,6 +221,8 @@ def from_montecarlo(position: Position, mc: montecarlo.MonteCarloResult, reason:
              **_objective_extra(mc.objective, Model.RANDOM, position)}
     if not mc.later_exact:
         extra["unit"] = _win_unit(OBJECTIVE_BOUNDS[mc.objective], position)
+    if mc.stopped:  # why the figures use fewer samples than asked
+        extra["stopped"] = mc.stopped
     return Analysis(position, Model.RANDOM.value, "montecarlo", reason, cards, estimate,
                     mc.nodes, mc.seconds, complete=mc.complete, later_play=mc.later_play,
                     extra=extra)
@@ -276,8 +278,10 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     happened. Exact search stops at ``time_limit``, ``memory`` (its memo) and OVERRUN x
     ``max_nodes`` nodes: with ``method='exact'`` (or auto for worst) that raises
     errors.SearchStopped (a NimmtError) carrying the cards it finished; Ctrl-C raises
-    errors.SearchInterrupted (a KeyboardInterrupt) with them. ``progress(n)``: n more Monte
-    Carlo samples per card; ``exact_progress(n)``: n more cards solved exactly.
+    errors.SearchInterrupted (a KeyboardInterrupt) with them, or in Monte Carlo with the
+    samples taken as its ``partial`` Analysis (``complete`` False, ``extra['stopped']``
+    'interrupted'). ``progress(n)``: n more Monte Carlo samples per card;
+    ``exact_progress(n)``: n more cards solved exactly.
 
     >>> from nimmt.solver.position import parse_position
     >>> p = parse_position("players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 "
@@ -394,8 +398,14 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                   f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo")
     if objective != "cows":
         exact.goal_array(position, objective)  # its problem in one line before sampling
-    mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed, time_limit=time_limit,
-                                   progress=progress, node_budget=max_nodes, objective=objective)
+    try:
+        mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed,
+                                       time_limit=time_limit, progress=progress,
+                                       node_budget=max_nodes, objective=objective)
+    except SearchInterrupted as stop:  # the samples taken, as this function's result
+        if stop.partial is not None:
+            stop.partial = from_montecarlo(position, stop.partial, reason, estimate, seed)
+        raise
     return from_montecarlo(position, mc, reason, estimate, seed)
 
 
@@ -414,8 +424,18 @@ def _fell_back(position: Position, model: str, why: str, samples: int, seed: int
     ``why`` and the model it replaces (``extra['fallback_from']``); the figures are the
     random model's (expected cows), and ``opponents`` says so."""
     left = None if time_limit is None else max(time_limit, 0.01)
-    result = analyse(position, Model.RANDOM.value, method=Method.AUTO.value, samples=samples,
-                     seed=seed, time_limit=left, max_nodes=max_nodes, progress=progress,
-                     memory=memory, exact_progress=exact_progress, objective=objective)
-    reason = f"{why}; fell back to the random model: {result.reason}"
-    return replace(result, reason=reason, extra={**result.extra, "fallback_from": str(model)})
+
+    def labelled(result: Analysis) -> Analysis:
+        reason = f"{why}; fell back to the random model: {result.reason}"
+        return replace(result, reason=reason, extra={**result.extra, "fallback_from": str(model)})
+
+    try:
+        result = analyse(position, Model.RANDOM.value, method=Method.AUTO.value,
+                         samples=samples, seed=seed, time_limit=left, max_nodes=max_nodes,
+                         progress=progress, memory=memory, exact_progress=exact_progress,
+                         objective=objective)
+    except SearchInterrupted as stop:  # the fallback's samples, labelled as its result
+        if isinstance(stop.partial, Analysis):
+            stop.partial = labelled(stop.partial)
+        raise
+    return labelled(result)

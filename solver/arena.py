@@ -347,8 +347,10 @@ class ArenaResult:
                           "decisions": s.decisions, "mean_seconds": s.mean_seconds,
                           "median_seconds": s.median_seconds,
                           "p95_seconds": s.p95_seconds} for s in self.summaries],
-                "pairwise": {a: {b: est(self.pairwise[i][j]) for j, b in enumerate(self.bots)
-                                 if i != j} for i, a in enumerate(self.bots)}}
+                # none before a deal finished (Ctrl-C at once): every pair unknown
+                "pairwise": {a: {b: est(self.pairwise[i][j]) if self.pairwise else None
+                                 for j, b in enumerate(self.bots) if i != j}
+                             for i, a in enumerate(self.bots)}}
 
 
 def _by_deal(games: Sequence[GameRecord]) -> dict[int, list[GameRecord]]:

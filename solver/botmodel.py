@@ -56,7 +56,7 @@ from .analysis import (
 from .arena import Table, bot_seed
 from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
 from .engine import jit, pick_card, rng_seed
-from .errors import BudgetExceeded, NimmtError, param
+from .errors import BudgetExceeded, NimmtError, SearchInterrupted, param
 from .intervals import bounded_interval
 from .names import Method
 from .notice import work_clock
@@ -74,6 +74,11 @@ DETERMINISTIC = ("closest", "lowkeeper", "dumper")
 STEP_NODES = 250
 LATER_BOT = "closest"  # player 1's later cards inside Monte Carlo samples
 TIME_CHECK = 256       # the enumeration looks at the clock every this many steps
+FIRST_CAPACITY = 1024  # samples per card the sampling arrays first hold (they grow)
+# Search-backed opponents (expecti, mcs, ...) decide in Python, tens of milliseconds a card,
+# so the default 2,000 samples ran for minutes with no output: without a time limit their
+# sampling stops after this many seconds, and the reason says so.
+SEARCH_SECONDS = 30.0
 
 
 def is_model(opponents: str) -> bool:
@@ -336,13 +341,16 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
     split from stream (seed, s); every card meets the same samples. Rule-of-thumb bots by
     the kernel, search-backed ones through the arena's game loop."""
     hand = position.hand
-    values = np.zeros((len(hand), samples))
-    now = np.zeros((len(hand), samples))
+    # the arrays grow with the samples taken: --samples is a bound (a time limit or Ctrl-C
+    # may stop far below it), and a billion would not fit in memory at once
+    values = np.zeros((len(hand), min(samples, FIRST_CAPACITY)))
+    now = np.zeros_like(values)
     done = 0
     if not spec.searches:  # rule-of-thumb opponents: the kernel, in timed chunks
         return _kernel_samples(position, spec, samples, seed, deadline, progress, values, now)
     try:
         for s in range(samples):
+            values, now = _room(values, now, s + 1)
             world = _sample_split(position, np.random.default_rng([seed, s]))
             for i, c in enumerate(hand):
                 values[i, s], now[i, s] = _table_round(position, spec, c, world, seed, s)
@@ -352,9 +360,27 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
             if deadline is not None and work_clock() > deadline and done >= 2:
                 break
     except KeyboardInterrupt:
-        if done < 2:
-            raise
+        raise _interrupted(values, now, done) from None
     return values[:, :done], now[:, :done], done == samples
+
+
+def _room(values: np.ndarray, now: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` and ``now`` with room for ``size`` samples (doubled when short)."""
+    if size <= values.shape[1]:
+        return values, now
+    wider = max(size, 2 * values.shape[1])
+    grown = [np.zeros((values.shape[0], wider)) for _ in (values, now)]
+    for old, new in zip((values, now), grown):
+        new[:, :old.shape[1]] = old
+    return grown[0], grown[1]
+
+
+def _interrupted(values: np.ndarray, now: np.ndarray, done: int) -> SearchInterrupted:
+    """Ctrl-C during sampling: the interrupt, never a result (a caller looping over
+    analyses would go on), carrying the samples finished (``partial``: (values, now), None
+    under two)."""
+    return SearchInterrupted(f"sampling interrupted after {done:,} samples per card",
+                             partial=(values[:, :done], now[:, :done]) if done >= 2 else None)
 
 
 def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
@@ -369,6 +395,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
     try:
         while done < samples:
             size = sizer.size(min(chunk, samples - done))
+            values, now = _room(values, now, done + size)
             bot_round_samples(table, hands, hidden, pool, n, k, position.professional, seed,
                               done, size, codes[0], codes[1], values, now)
             done += size
@@ -378,8 +405,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
             if sizer.done(size) and done >= 2:
                 break
     except KeyboardInterrupt:
-        if done < 2:
-            raise
+        raise _interrupted(values, now, done) from None
     return values[:, :done], now[:, :done], done == samples
 
 
@@ -393,7 +419,7 @@ def _ranked(items: list[dict]) -> tuple[CardAnalysis, ...]:
 
 def _from_samples(position: Position, spec: BotSpec, values: np.ndarray, now: np.ndarray,
                   complete: bool, reason: str, seconds: float, seed: int, steps: int,
-                  split_total: int) -> Analysis:
+                  split_total: int, stopped: str | None = None) -> Analysis:
     n = values.shape[1]
     means = values.mean(axis=1)
     top = min(range(len(position.hand)), key=lambda i: (means[i], position.hand[i]))
@@ -416,6 +442,8 @@ def _from_samples(position: Position, spec: BotSpec, values: np.ndarray, now: np
                           "bot: an upper bound on the value of playing on optimally"
                           if later else "expected cows"),
              "unit": BOUND_UNIT if later else "expected cows"}
+    if stopped:  # why the figures use fewer samples than asked
+        extra["stopped"] = stopped
     return Analysis(position, str(spec), Method.MONTECARLO.value, reason, _ranked(items), None,
                     steps, seconds, complete=complete, later_play=later_play, extra=extra)
 
@@ -436,6 +464,9 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     """Every card's expected cows when every opponent plays like the bot ``opponents``
     (module docstring: methods, player 1's later play, auto's choice).
 
+    Search-backed bots (``BotSpec.searches``) are sampled within ``time_limit``, or
+    SEARCH_SECONDS when none is given (``math.inf``: no bound); the reason says so.
+
     >>> from nimmt.solver.position import load_position
     >>> a = analyse_bots(load_position("example"), "closest")
     >>> a.method, a.opponents, a.best.card
@@ -447,6 +478,9 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     if samples < 2:
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     start = work_clock()
+    default_budget = spec.searches and time_limit is None
+    if default_budget:
+        time_limit = SEARCH_SECONDS
     deadline = None if time_limit is None else start + time_limit
     total = split_count(position)
     estimate = estimate_steps(position)
@@ -498,10 +532,22 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
                   "Monte Carlo" if not exact_ok else
                   f"auto: exact enumeration of {_splits(total)} would take about {estimate:,} "
                   f"steps x {STEP_NODES}, over the budget of {max_nodes:,} nodes; Monte Carlo")
-    sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
-                                               progress)
+    if default_budget:
+        reason += (f"; within the default time budget of {SEARCH_SECONDS:g} s for a "
+                   "search-backed opponent (give a time limit for another)")
+    try:
+        sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
+                                                   progress)
+    except SearchInterrupted as stop:  # the samples taken, as this function's result
+        if stop.partial is not None:
+            taken, taken_now = stop.partial
+            stop.partial = _from_samples(position, spec, taken, taken_now, False, reason,
+                                         work_clock() - start, seed, steps, total,
+                                         "interrupted")
+        raise
     return _from_samples(position, spec, sampled, now, complete, reason,
-                         work_clock() - start, seed, steps, total)
+                         work_clock() - start, seed, steps, total,
+                         None if complete else "time limit")
 
 
 def analyse_any(position: Position, opponents: str = "random", **options: Any) -> Analysis:

@@ -37,7 +37,7 @@ import numpy as np
 from . import draftkernels as dk
 from . import engine
 from .draft import DraftPosition, format_draft, hand_sizes_after, pick_order
-from .errors import BudgetExceeded, NimmtError, param
+from .errors import BudgetExceeded, NimmtError, SearchInterrupted, param
 from .intervals import bounded_interval
 from .notice import work_clock
 from .position import Position
@@ -335,14 +335,31 @@ def _montecarlo(draft: DraftPosition, drafters: Sequence[str], round_bots: Seque
                 break
     except KeyboardInterrupt:
         complete = False
+        interrupted = True
+    else:
+        interrupted = False
     finally:
         if pool_of_threads is not None:
             pool_of_threads.shutdown(wait=True, cancel_futures=True)
     done = min(sum(len(x) for x in v) for v in values)  # every card as far as all went
+    sampled = [(card, np.concatenate(values[ci])[:done], np.concatenate(others[ci])[:done])
+               for ci, card in enumerate(draft.pool)]
+    return _sampled(sampled, done, complete, interrupted, start)
+
+
+def _sampled(sampled: list[tuple[int, np.ndarray, np.ndarray]], done: int, complete: bool,
+             interrupted: bool, start: float
+             ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], bool, float]:
+    """A sampling's return, or on Ctrl-C its interrupt, never a result as if nothing
+    happened (a caller looping over analyses would go on): the samples finished ride on
+    it as ``partial`` (``(sampled, seconds)``; None under two per card)."""
+    seconds = work_clock() - start
+    if interrupted:
+        raise SearchInterrupted(f"sampling interrupted after {done:,} samples per card",
+                                partial=(sampled, seconds) if done >= 2 else None)
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
-    return ([(card, np.concatenate(values[ci])[:done], np.concatenate(others[ci])[:done])
-             for ci, card in enumerate(draft.pool)], complete, work_clock() - start)
+    return sampled, complete, seconds
 
 
 # A round played outside the kernels (the arena's game loop with any bots): the 4 row cards,
@@ -387,11 +404,13 @@ def _montecarlo_played(draft: DraftPosition, drafters: Sequence[str], play_round
                 break
     except KeyboardInterrupt:
         complete = False
+        interrupted = True
+    else:
+        interrupted = False
     done = min(len(v) for v in values.values())
-    if done < 2:
-        raise NimmtError("stopped before two samples per card; allow more time")
-    return ([(card, np.array(values[card][:done], np.int64), np.array(others[card][:done]))
-             for card in draft.pool], complete, work_clock() - start)
+    return _sampled([(card, np.array(values[card][:done], np.int64),
+                      np.array(others[card][:done])) for card in draft.pool],
+                    done, complete, interrupted, start)
 
 
 # ---------------------------------------------------------------- the analysis
@@ -466,12 +485,31 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                          f"{why_not}")
     if workers < 1:
         raise NimmtError(f"{param('workers')} must be at least 1")
-    if play_round is not None:
-        sampled, complete, seconds = _montecarlo_played(draft, drafters, play_round, samples,
-                                                        seed, time_limit, progress)
-    else:
-        sampled, complete, seconds = _montecarlo(draft, drafters, round_bots, samples, seed,
-                                                 time_limit, progress, workers)
+    reason = ("Monte Carlo as asked" if method == "montecarlo" else
+              f"auto: exact enumeration does not apply ({why_not}); Monte Carlo")
+    try:
+        if play_round is not None:
+            sampled, complete, seconds = _montecarlo_played(draft, drafters, play_round,
+                                                            samples, seed, time_limit, progress)
+        else:
+            sampled, complete, seconds = _montecarlo(draft, drafters, round_bots, samples,
+                                                     seed, time_limit, progress, workers)
+    except SearchInterrupted as stop:  # the samples taken, as this function's result
+        if stop.partial is not None:
+            taken, spent = stop.partial
+            stop.partial = _from_samples(draft, drafters, round_bots, reason, taken, spent,
+                                         False, seed, "interrupted")
+        raise
+    return _from_samples(draft, drafters, round_bots, reason, sampled, seconds, complete,
+                         seed, None if complete else "time limit")
+
+
+def _from_samples(draft: DraftPosition, drafters: tuple[str, ...],
+                  round_bots: tuple[str, ...], reason: str,
+                  sampled: list[tuple[int, np.ndarray, np.ndarray]], seconds: float,
+                  complete: bool, seed: int, stopped: str | None) -> DraftAnalysis:
+    """A Monte Carlo draft analysis from its samples (``stopped``: why it has fewer than
+    asked, None when it has them all)."""
     means = {card: float(v.mean()) for card, v, _ in sampled}
     errors = {card: float(v.std(ddof=1) / math.sqrt(len(v))) for card, v, _ in sampled}
     top = min(means, key=lambda c: (means[c], c))
@@ -481,11 +519,9 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
                    bounded_interval(means[card], errors[card], len(v), 0.0), len(v),
                    0.0 if card == top else math.hypot(errors[card], errors[top]))
          for card, v, o in sampled), key=lambda c: (c.value, c.card)))
-    reason = ("Monte Carlo as asked" if method == "montecarlo" else
-              f"auto: exact enumeration does not apply ({why_not}); Monte Carlo")
     total = sum(len(v) for _, v, _ in sampled)
     return DraftAnalysis(draft, drafters, round_bots, "montecarlo", reason, cards, seconds,
-                         complete, seed, total)
+                         complete, seed, total, extra={"stopped": stopped} if stopped else {})
 
 
 # ---------------------------------------------------------------- whole logic rounds

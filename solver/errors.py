@@ -9,7 +9,15 @@ one line naming the problem and the fix. The searches' stops carry what they fin
         ├── MemoryExceeded       over memory (reason 'memory')
         └── NashStopped          the equilibrium stopped at its time limit
     KeyboardInterrupt
-    └── SearchInterrupted        Ctrl-C, with the cards finished (never a NimmtError)
+    └── SearchInterrupted        Ctrl-C, with what finished (never a NimmtError)
+
+Ctrl-C has one design: no search, sampler, bot or analysis returns normally once it came.
+Each lets it propagate as SearchInterrupted (a plain KeyboardInterrupt is one too, for code
+that keeps nothing), with ``partial``, the result it would have returned for the work
+finished (None when there is none), so that the command -- and only the command, or the
+batch layer on its behalf (``batch.Batch.stopped``) -- reports what finished and exits
+with status 130. A search called inside a loop (a bot's decision, a review's judgement)
+thus stops the whole command, never one decision.
 
 A message names the parameter a caller can change through ``param``: a Python caller reads
 the parameter (``raise max_nodes``, ``method='montecarlo'``), the command line its flag
@@ -26,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["BudgetExceeded", "MemoryExceeded", "NashStopped", "NimmtError", "SearchInterrupted",
            "SearchStopped", "command", "param"]
@@ -155,14 +164,18 @@ class NashStopped(SearchStopped):
 
 
 class SearchInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped an exact search. A KeyboardInterrupt, not a NimmtError, so that code
-    which handles bad input never swallows it; ``finished``, ``cards_total``, ``nodes``
-    and ``seconds`` as in SearchStopped."""
+    """Ctrl-C stopped a search (exact, Monte Carlo, a bot model's or a draft's sampling, a
+    review). A KeyboardInterrupt, not a NimmtError, so that code which handles bad input
+    never swallows it. ``partial``: what the interrupted call would have returned for the
+    work finished, marked incomplete (an ``Analysis`` of the samples taken, a
+    ``GameReview`` of the decisions judged...), None when nothing finished; an exact
+    search's ``finished``, ``cards_total``, ``nodes`` and ``seconds`` as in SearchStopped."""
 
     reason = "interrupted"
 
     def __init__(self, message: str = "", finished: tuple = (), cards_total: int = 0,
-                 nodes: int = 0, seconds: float = 0.0) -> None:
+                 nodes: int = 0, seconds: float = 0.0, partial: Any = None) -> None:
         super().__init__(message)
         self.finished, self.cards_total = tuple(finished), cards_total
         self.nodes, self.seconds = nodes, seconds
+        self.partial: Any = partial  # its type is the interrupted call's result

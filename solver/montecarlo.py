@@ -45,7 +45,7 @@ from .engine import (
     rng_seed,
     row_table,
 )
-from .errors import NimmtError, param
+from .errors import NimmtError, SearchInterrupted, param
 from .exact import (
     ABORTED,
     FIRST_SLOTS,
@@ -419,6 +419,7 @@ class MonteCarloResult:
     rollouts: int = 0
     objective: str = "cows"
     win_word: str = "win round"  # win: what is won (gamewin.win_word)
+    stopped: str | None = None  # why it is incomplete: 'time limit' or 'interrupted'
 
     @property
     def later_exact(self) -> bool:
@@ -636,11 +637,16 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                 complete = done >= samples
                 break
     except KeyboardInterrupt:
-        complete = False
+        # never a result as if nothing happened (a caller looping over searches would go
+        # on): the samples finished ride on the interrupt, for the command to report
+        done = sum(v.shape[1] for v, _ in batches)  # what finished, even if Ctrl-C came late
+        partial = None if done < 2 else _sampled(position, batches, done, depth, rollouts,
+                                                 stats, objective, start, "interrupted")
+        raise SearchInterrupted(f"Monte Carlo interrupted after {done:,} samples per card",
+                                partial=partial) from None
     finally:
         if timer is not None:
             timer.cancel()
-    done = sum(v.shape[1] for v, _ in batches)  # what finished, even if Ctrl-C came late
     if done < 2 and deadline is not None and (depth, rollouts) != (0, 0):
         # the plan's exact part did not give two samples in time: the closest bot's
         # playouts (no search, microseconds a sample) answer at once, labelled as such
@@ -648,15 +654,24 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                               exact_depth=0, rollouts=0, progress=progress)
     if done < 2:
         raise NimmtError("stopped before two samples per card; allow more time")
+    return _sampled(position, batches, done, depth, rollouts, stats, objective, start,
+                    None if complete else "time limit")
+
+
+def _sampled(position: Position, batches: list[tuple[np.ndarray, np.ndarray]], done: int,
+             depth: int, rollouts: int, stats: np.ndarray, objective: str, start: float,
+             stopped: str | None) -> MonteCarloResult:
+    """The result of the first ``done`` samples per card (``stopped``: why it has no
+    more, None when it has them all)."""
     values = np.hstack([v for v, _ in batches])
     now = np.hstack([n for _, n in batches])
     cards = []
-    for ci, card in enumerate(hand):
+    for ci, card in enumerate(position.hand):
         v = values[ci, :done]
         cards.append(SampledCard(card, done, exact.objective_value(objective, float(v.mean())),
                                  float(v.std(ddof=1) / math.sqrt(done)),
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
-    return MonteCarloResult(tuple(cards), depth, work_clock() - start, complete,
+    return MonteCarloResult(tuple(cards), depth, work_clock() - start, stopped is None,
                             int(stats[exact.RESOLVED]), position.cards_left, rollouts, objective,
-                            gamewin.win_word(position))
+                            gamewin.win_word(position), stopped)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -1219,6 +1220,15 @@ class _Spill:
         return shutil.disk_usage(self.where).free > slots * table.entries.shape[1] * 8
 
 
+def _ran(thread: threading.Thread, within: float = 1.0) -> bool:
+    """Whether ``thread`` runs or ran: a Ctrl-C inside its start() may come before or after
+    the thread was created, and one created names itself (``ident``) within moments."""
+    deadline = time.monotonic() + within
+    while thread.ident is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return thread.ident is not None
+
+
 def solve_nash(position: Position, memory: int = DEFAULT_MEMORY, max_nodes: int = 10**13,
                window: bool = False, workers: int | None = None,
                time_limit: float | None = None,
@@ -1557,17 +1567,20 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
             # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
             # finished while it still runs (CPython 3.11), and the next join returns at once.
             finished = [threading.Event() for _ in range(workers)]
-            for done in finished:
-                threading.Thread(target=work, args=(done,), daemon=True).start()
-            try:
+            threads: list[threading.Thread] = []
+            try:  # Ctrl-C while they start stops those started too
+                for done in finished:
+                    threads.append(threading.Thread(target=work, args=(done,), daemon=True))
+                    threads[-1].start()
                 for done in finished:
                     while not done.wait(0.05):
                         if time_limit is not None and work_clock() - start > time_limit:
                             control[C_STOP] = ABORT_STOP
             except KeyboardInterrupt:
                 control[C_STOP] = ABORT_STOP
-                for done in finished:
-                    done.wait()
+                for thread, done in zip(threads, finished):
+                    if _ran(thread):
+                        done.wait()
                 raise
             if failures:
                 raise failures[0]

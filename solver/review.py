@@ -22,7 +22,7 @@ from . import engine, turns
 from .analysis import Analysis
 from .botmodel import analyse_any, is_model, opponent_spec
 from .bots import Moment
-from .errors import NimmtError, SearchStopped
+from .errors import NimmtError, SearchInterrupted, SearchStopped
 from .intervals import Z95
 from .names import Model, Variant
 from .position import Position, format_position
@@ -202,8 +202,9 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
                 first_turn: int = 1, rows: bool = True,
                 progress: Callable[[int], None] | None = None) -> GameReview:
     """Review every decision of ``seats`` (0-based; default all) from turn ``first_turn``
-    of each round on (forced last cards skipped). Ctrl-C stops and returns what was
-    reviewed (``complete`` False). ``time_limit``: seconds per analysis."""
+    of each round on (forced last cards skipped). Ctrl-C raises errors.SearchInterrupted
+    whose ``partial`` is the review of the decisions judged (``complete`` False).
+    ``time_limit``: seconds per analysis."""
     opponents = _judge_model(opponents)
     rounds = replay(record)
     n = record["players"]
@@ -233,8 +234,10 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
             review.done += 1
             if progress:
                 progress(1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the decisions judged ride on the interrupt
         review.complete = False
+        raise SearchInterrupted(f"review interrupted after {review.done} of {review.total} "
+                                "decisions", partial=review) from None
     return review
 
 

@@ -179,12 +179,13 @@ def test_time_limit_stops_early_with_every_card(runner):
     position = parse_position(EXAMPLES["example-standard"])
     result = invoke(runner, *args)
     assert_ok(result)
-    assert "stopped early" in result.stdout
+    assert re.search(r"^stopped by the time limit after [\d,]+ samples per card", result.stdout,
+                     re.M)
     assert sorted(table_cards(result.stdout)) == sorted(position.hand)
     result = invoke(runner, *args, "--format", "json")
     assert_ok(result)
     data = json.loads(result.stdout)
-    assert data["complete"] is False
+    assert data["complete"] is False and data["stopped"] == "time limit"
     assert sorted(c["card"] for c in data["cards"]) == sorted(position.hand)
     for item in data["cards"]:
         assert 2 <= item["samples"] < 100_000_000

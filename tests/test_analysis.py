@@ -405,7 +405,7 @@ def test_time_limit_stops_montecarlo():
     position = example("example-standard")
     result = analyse(position, method="montecarlo", samples=10**6, seed=5, time_limit=0.05)
     assert result.method == "montecarlo"
-    assert result.complete is False
+    assert result.complete is False and result.extra["stopped"] == "time limit"
     assert sorted(c.card for c in result.cards) == sorted(position.hand)
     counts = {c.samples for c in result.cards}
     assert len(counts) == 1  # every card the same number of samples

@@ -245,6 +245,47 @@ def test_arena_ctrl_c_exits_130_with_the_report(runner, monkeypatch):
     assert "1 of 4 deals finished" in result.stderr
 
 
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_arena_ctrl_c_before_any_deal_reports_no_deal(runner, monkeypatch, fmt):
+    def stop(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena, "play_deal", stop)
+    result = invoke(runner, "arena", "--players", "2", "--bots", "closest,random", "--deals",
+                    "4", "--one-round", "--seed", "1", "--format", fmt)
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines()[-1].startswith("nimmt: interrupted: 0 of 4 deals")
+    if fmt == "json":
+        data = json.loads(result.stdout)
+        assert data["deals"] == 0 and data["complete"] is False
+        assert data["pairwise"] == {"closest": {"random": None}, "random": {"closest": None}}
+    else:
+        assert "stopped early: 0 of 4 deals" in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+@pytest.mark.parametrize("finished", [0, 1])
+def test_simulate_ctrl_c_exits_130_with_the_games_finished(runner, monkeypatch, fmt, finished):
+    real = arena.play_seated
+
+    def stop(args):
+        if args[3] == finished:
+            raise KeyboardInterrupt
+        return real(args)
+
+    monkeypatch.setattr(arena, "play_seated", stop)
+    result = invoke(runner, "simulate", "--players", "2", "--bots", "mcs:playouts=5,closest",
+                    "--games", "3", "--one-round", "--seed", "1", "--format", fmt)
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines()[-1] == (f"nimmt: interrupted: {finished} of 3 games "
+                                              "finished (reported)")
+    if fmt == "json":
+        data = json.loads(result.stdout)
+        assert data["games"] == finished and data["complete"] is False
+    else:
+        assert f"stopped early: {finished} of 3 games" in result.stdout
+
+
 def test_deal_and_simulate_take_search_bots(runner):
     result = invoke(runner, "deal", "--players", "2", "--cards-left", "8", "--bots",
                     "mcs:playouts=10", "--seed", "3")

@@ -186,6 +186,15 @@ def test_montecarlo_is_an_upper_bound_and_reproducible():
         assert c.value >= exact[c.card] - 3 * c.stderr - 1e-9
 
 
+@pytest.mark.parametrize("bot", ["closest", "mcs:playouts=5"])
+def test_samples_are_a_bound_not_an_allocation(bot):
+    """--samples 1000000000 with a time limit: the samples taken, not a memory error
+    (the arrays used to be allocated for every sample asked)."""
+    a = analyse_bots(load_position("example"), bot, method="montecarlo", samples=10**9,
+                     seed=1, time_limit=0.3)
+    assert not a.complete and 2 <= a.cards[0].samples < 10**9
+
+
 def test_search_bot_opponents_through_the_game_loop():
     p = deal_position(Rules("tactical", 3), 2, seed=4)
     a = analyse_bots(p, "expecti:nodes=20000", samples=4, seed=1)

@@ -29,7 +29,7 @@ from nimmt.solver.draftsearch import (
     play_logic_round,
 )
 from nimmt.solver.engine import bot_card
-from nimmt.solver.errors import NimmtError
+from nimmt.solver.errors import NimmtError, SearchInterrupted
 from nimmt.solver.game import deal_position, simulate
 from nimmt.solver.position import Position
 from nimmt.solver.rules import Rules, card_cows
@@ -349,6 +349,8 @@ def test_montecarlo_is_reproducible_and_independent_of_workers_and_stops():
 
 
 def test_ctrl_c_stops_montecarlo_with_what_it_has():
+    """Ctrl-C is raised on (a caller looping over analyses stops too), carrying the
+    analysis of the samples taken."""
     draft = load_any("example-draft-start")
     calls = []
 
@@ -357,8 +359,11 @@ def test_ctrl_c_stops_montecarlo_with_what_it_has():
         if len(calls) == 2:
             raise KeyboardInterrupt
 
-    stopped = analyse_draft(draft, samples=10**6, seed=3, progress=progress)
+    with pytest.raises(SearchInterrupted) as interrupt:
+        analyse_draft(draft, samples=10**6, seed=3, progress=progress)
+    stopped = interrupt.value.partial
     assert stopped.complete is False and stopped.cards[0].samples == sum(calls)
+    assert stopped.to_json()["stopped"] == "interrupted"
     assert stopped.cards == analyse_draft(draft, samples=sum(calls), seed=3).cards
     enumerated = []
     analyse_draft(load_any("example-draft"), exact_progress=enumerated.append)

@@ -91,6 +91,7 @@ def test_ctrl_c_saves_the_record(runner, tmp_path, monkeypatch):
     result, path = play(runner, tmp_path, seed, [hand[-1], "", "hint"])
     assert result.exit_code == 130, result.output
     assert "saved the game record" in result.output
+    assert result.stderr.splitlines()[-1] == "nimmt: interrupted"
     record = load_record(str(path))
     assert record["complete"] is False and len(record["rounds"][0]["turns"]) == 1
 

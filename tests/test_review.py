@@ -10,6 +10,7 @@ import pytest
 from nimmt.solver.analysis import analyse
 from nimmt.solver.arena import deal_cards, simulate_bots
 from nimmt.solver.bots import parse_bots, row_choices
+from nimmt.solver.errors import SearchInterrupted
 from nimmt.solver.position import Position, parse_position
 from nimmt.solver.records import build_record
 from nimmt.solver.review import LABELS, Decision, GameReview, label_of, regret_figure, review_game
@@ -139,7 +140,8 @@ def test_cli_review_bad_input(runner, tmp_path, game):
 
 
 def test_ctrl_c_keeps_what_was_reviewed(game):
-    """Ctrl-C (a KeyboardInterrupt from inside the work) stops with the decisions so far."""
+    """Ctrl-C (a KeyboardInterrupt from inside the work) stops the review, never returns as
+    if it had finished, and carries the decisions so far."""
     calls = []
 
     def progress(step: int) -> None:
@@ -147,7 +149,9 @@ def test_ctrl_c_keeps_what_was_reviewed(game):
         if len(calls) == 2:
             raise KeyboardInterrupt
 
-    review = review_game(game[0], [0], "worst", first_turn=6, progress=progress)
+    with pytest.raises(SearchInterrupted) as stop:
+        review_game(game[0], [0], "worst", first_turn=6, progress=progress)
+    review = stop.value.partial
     assert not review.complete
     assert {d.turn for d in review.decisions} == {6, 7}
     assert review.total == 4 and review.done == 2
