@@ -76,12 +76,33 @@ COMPILE_NOTICE = ("nimmt: compiling the search kernels once, about {seconds} s (
                   "any time limit); later runs start in about a second")
 
 
-def _announce_compile(seconds: int) -> None:
+# About how long a command's first use compiles on a 2-core machine (CPU seconds of its
+# kernels, benchmarks/compile.py); the notice names the figure of the running command.
+FIRST_USE_SECONDS = {"analyse": 60, "analyze": 60, "tree": 60, "review": 60, "study": 60,
+                     "puzzles": 60, "engine": 60, "play": 60, "solve-deal": 90, "arena": 30,
+                     "simulate": 15, "deal": 15}
+FIRST_USE_DEFAULT = 60
+
+
+def first_use_seconds() -> int:
+    """The running command's figure for FIRST_USE_SECONDS (the default outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    names = []
+    while ctx is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    for name in reversed(names):
+        if name in FIRST_USE_SECONDS:
+            return FIRST_USE_SECONDS[name]
+    return FIRST_USE_DEFAULT
+
+
+def _announce_compile() -> None:
     """The first compile's one line on stderr; on a terminal, a clock beside it while
     kernels compile (``nimmt compile`` does it ahead, for images and clusters)."""
     from nimmt.solver import notice
 
-    click.echo(COMPILE_NOTICE.format(seconds=seconds), err=True)
+    click.echo(COMPILE_NOTICE.format(seconds=first_use_seconds()), err=True)
     if not sys.stderr.isatty():
         return
 

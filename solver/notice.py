@@ -3,8 +3,8 @@
 numba compiles a kernel on its first call and caches it on disk; a compile happens only
 on a cache miss (first use, or the source changed). ``engine`` calls ``install`` when it
 loads; from then on this module
-- calls ``on_compile(seconds)`` once, before the first compile, with a rough figure for how
-  long the compiles of that first kernel take (a front end says it: the CLI prints one line);
+- calls ``on_compile()`` once, before the first compile (a front end says it: the CLI prints
+  one line);
 - keeps the seconds spent compiling, so that ``work_clock`` (``time.perf_counter`` less
   them) is the clock of every budget and every reported time: ``--time-limit``, auto's share
   for exact search, a bot's ``time=``. A first run's compile then never eats a search's time,
@@ -20,16 +20,9 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["COMPILE_SECONDS", "compile_seconds", "compiling", "install", "on_compile",
-           "work_clock"]
+__all__ = ["compile_seconds", "compiling", "install", "on_compile", "work_clock"]
 
-# Rough single-core compile seconds of the kernels a command compiles first, with what they
-# call (benchmarks/compile.py measures them); the first compile event names its kernel.
-COMPILE_SECONDS = {"_solve_cards": 25, "_montecarlo_batch": 25, "_solve": 40,
-                   "_play_games": 10}
-DEFAULT_SECONDS = 30
-
-on_compile: Callable[[int], None] | None = None  # called once, before the first compile
+on_compile: Callable[[], None] | None = None  # called once, before the first compile
 _state: dict = {"installed": False, "fired": False, "depth": 0, "since": 0.0, "total": 0.0}
 _lock = threading.Lock()
 
@@ -52,7 +45,7 @@ def work_clock() -> float:
     return time.perf_counter() - compile_seconds()
 
 
-def _started(name: str) -> None:
+def _started() -> None:
     with _lock:
         _state["depth"] += 1
         if _state["depth"] == 1:
@@ -61,7 +54,7 @@ def _started(name: str) -> None:
         if first:
             _state["fired"] = True
     if first and on_compile is not None:
-        on_compile(COMPILE_SECONDS.get(name, DEFAULT_SECONDS))
+        on_compile()
 
 
 def _ended() -> None:
@@ -79,8 +72,7 @@ def install() -> None:
 
     class Listener(event.Listener):
         def on_start(self, ev) -> None:
-            dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
-            _started(getattr(getattr(dispatcher, "py_func", None), "__name__", ""))
+            _started()
 
         def on_end(self, ev) -> None:
             _ended()

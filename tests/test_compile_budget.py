@@ -131,6 +131,15 @@ def test_the_first_compile_is_said_on_stderr_without_a_terminal(listening, monke
     result = runner.invoke(cli.cli, ["analyse", "example", "--method", "exact"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if "compiling" in line]
-    assert len(lines) == 1
+    assert lines == [cli.COMPILE_NOTICE.format(seconds=cli.FIRST_USE_SECONDS["analyse"])]
     assert re.fullmatch(r"nimmt: compiling the search kernels once, about \d+ s \(not counted "
                         r"in any time limit\); later runs start in about a second", lines[0])
+
+
+def test_the_notice_names_the_running_command_s_figure():
+    group = cli.cli
+    with group.make_context("nimmt", ["simulate", "-n", "2"]) as outer:
+        command = group.get_command(outer, "simulate")
+        with command.make_context("simulate", ["-n", "2"], parent=outer):
+            assert cli.first_use_seconds() == cli.FIRST_USE_SECONDS["simulate"]
+    assert cli.first_use_seconds() == cli.FIRST_USE_DEFAULT

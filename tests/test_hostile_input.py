@@ -402,7 +402,7 @@ def test_the_compile_notice_fires_once(monkeypatch):
     import nimmt.solver.engine  # noqa: F401  (installs the listener)
 
     calls = []
-    monkeypatch.setattr(notice, "on_compile", lambda seconds: calls.append(1))
+    monkeypatch.setattr(notice, "on_compile", lambda: calls.append(1))
     monkeypatch.setitem(notice._state, "fired", False)
     assert njit(lambda x: x + 1)(1) == 2  # a compile: cache=False, never cached
     assert njit(lambda x: x * 3)(2) == 6
