@@ -24,7 +24,7 @@ from .rules import NimmtError
 
 __all__ = ["STDIN", "TEMP_PREFIX", "DuplicateKey", "atomic_write", "atomic_write_text",
            "check_output_path", "loads_strict", "note", "output_target", "partial_path",
-           "read_json", "read_stdin", "read_text", "unique_keys"]
+           "parse_json", "read_json", "read_stdin", "read_text", "unique_keys"]
 
 TEMP_PREFIX = ".nimmt-"
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
@@ -247,16 +247,22 @@ def loads_strict(text: str) -> Any:
 def read_json(path: str, what: str, limit: int) -> Any:
     """``read_text`` then JSON; a syntax error, a key given twice in one object or nesting
     too deep is one NimmtError."""
-    text = read_text(path, what, limit)
+    return parse_json(read_text(path, what, limit), f"{what} {path}")
+
+
+def parse_json(text: str, source: str) -> Any:
+    """JSON from ``text`` (``source`` names it in errors, e.g. "the position on standard
+    input"); a syntax error, a key given twice in one object or nesting too deep is one
+    NimmtError."""
     try:
         return loads_strict(text)
     except DuplicateKey as e:
-        raise NimmtError(f"cannot read {what} {path}: {e}") from None
+        raise NimmtError(f"cannot read {source}: {e}") from None
     except json.JSONDecodeError as e:
-        raise NimmtError(f"cannot read {what} {path}: not valid JSON (line {e.lineno}, column "
+        raise NimmtError(f"cannot read {source}: not valid JSON (line {e.lineno}, column "
                          f"{e.colno}): {e.msg}") from None
     except RecursionError:
-        raise NimmtError(f"cannot read {what} {path}: its JSON is nested too deeply; is it "
+        raise NimmtError(f"cannot read {source}: its JSON is nested too deeply; is it "
                          "the right file?") from None
 
 

@@ -737,7 +737,7 @@ def load_fields(argument: str, examples: Mapping[str, str] = EXAMPLES) -> dict[s
     """A POSITION argument's keys and values (``load_position`` builds them): the notation,
     a built-in example's name (from ``examples``), a JSON file with the same keys, or ``-``:
     any of the notation, an example's name or that JSON on standard input."""
-    from .fileio import STDIN, DuplicateKey, loads_strict, note, read_json, read_stdin
+    from .fileio import STDIN, note, parse_json, read_json, read_stdin
 
     if argument.strip() == STDIN:  # the notation or JSON, piped in
         text = read_stdin("position", POSITION_FILE_LIMIT).strip()
@@ -748,16 +748,7 @@ def load_fields(argument: str, examples: Mapping[str, str] = EXAMPLES) -> dict[s
             return dict(notation_fields(examples[text]))
         if text[0] not in "{[":
             return dict(notation_fields(" ".join(text.split())))  # lines joined by spaces
-        try:
-            data = loads_strict(text)
-        except DuplicateKey as e:
-            raise NimmtError(f"cannot read the position on standard input: {e}") from None
-        except json.JSONDecodeError as e:
-            raise NimmtError(f"cannot read the position on standard input: not valid JSON "
-                             f"(line {e.lineno}, column {e.colno}): {e.msg}") from None
-        except RecursionError:
-            raise NimmtError("cannot read the position on standard input: its JSON is nested "
-                             "too deeply") from None
+        data = parse_json(text, "the position on standard input")
         if not isinstance(data, dict):
             raise NimmtError("standard input must hold a JSON object with the position's keys")
         return data
