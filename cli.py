@@ -1962,7 +1962,10 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
             hand = list(puzzle.cards)
             click.echo(render.board(puzzle))
             while True:
-                answer = input(f"your card ({', '.join(map(str, hand))}): ").strip()
+                # the prompt written (and flushed) by click, not by input(): input() drops an
+                # error raised while it flushes, and a Ctrl-C then would be lost
+                click.echo(f"your card ({', '.join(map(str, hand))}): ", nl=False)
+                answer = input().strip()
                 if re.fullmatch(r"[0-9]+", answer, re.ASCII) and int(answer) in hand:
                     break
                 click.echo(f"{cut(answer)!r} is not in your hand; answer with one of "
