@@ -20,10 +20,10 @@ from tabulate import tabulate
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
-from nimmt.solver.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
-from nimmt.solver.names import Method, Model, Placement, Variant
-from nimmt.solver.position import Position, format_position, load_position
-from nimmt.solver.rules import DEFAULT_THRESHOLD, Rules, cut, plural
+from .solver.base.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
+from .solver.base.names import Method, Model, Placement, Variant
+from .solver.base.rules import DEFAULT_THRESHOLD, Rules, cut, plural
+from .solver.positions.position import Position, format_position, load_position
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -33,7 +33,7 @@ class NimmtGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
-        from nimmt.solver import notice  # a first run compiles the kernels: say why it is slow
+        from .solver.base import notice  # a first run compiles the kernels: say why it is slow
 
         notice.on_compile = _announce_compile
         try:
@@ -68,7 +68,7 @@ def cli_message(error: NimmtError) -> str:
 
 
 def choice(*names: str) -> click.Choice:
-    """A click choice among names of solver.names (plain strings: commands get strings)."""
+    """A click choice among names of solver.base.names (plain strings: commands get strings)."""
     return click.Choice([str(name) for name in names])
 
 
@@ -100,7 +100,7 @@ def first_use_seconds() -> int:
 def _announce_compile() -> None:
     """The first compile's one line on stderr; on a terminal, a clock beside it while
     kernels compile (``nimmt compile`` does it ahead, for images and clusters)."""
-    from nimmt.solver import notice
+    from .solver.base import notice
 
     click.echo(COMPILE_NOTICE.format(seconds=first_use_seconds()), err=True)
     if not sys.stderr.isatty():
@@ -190,8 +190,8 @@ class PositionType(click.ParamType):
 
 def _is_draft_argument(value: str) -> bool:
     """Is POSITION a draft position (read by show and analyse only)?"""
-    from nimmt.solver.draft import DRAFT_EXAMPLES, is_draft
-    from nimmt.solver.position import EXAMPLES, load_fields
+    from .solver.positions.draft import DRAFT_EXAMPLES, is_draft
+    from .solver.positions.position import EXAMPLES, load_fields
 
     try:
         return is_draft(load_fields(value, {**EXAMPLES, **DRAFT_EXAMPLES}))
@@ -206,7 +206,7 @@ class AnyPositionType(PositionType):
     """POSITION or DRAFT-POSITION (the logic variant's draft under way: phase=draft)."""
 
     def convert(self, value, param, ctx):
-        from nimmt.solver.draft import DraftPosition, load_any
+        from .solver.positions.draft import DraftPosition, load_any
 
         if isinstance(value, (Position, DraftPosition)):
             return value
@@ -228,7 +228,7 @@ class OutputPath(click.ParamType):
         self.refuse_stdout = refuse_stdout
 
     def convert(self, value, param, ctx):
-        from nimmt.solver.fileio import check_output_path
+        from .solver.base.fileio import check_output_path
 
         if value == "-":
             if self.refuse_stdout is None:
@@ -297,13 +297,13 @@ def seed_option(f):
 
 def batch_options(f: Callable) -> Callable:
     """--workers, --scheduler, --dask-local: what runs a batch command's units
-    (solver.batch); the command gets them as one argument, ``batch`` (a Backend)."""
+    (solver.base.batch); the command gets them as one argument, ``batch`` (a Backend)."""
     import functools
 
     @functools.wraps(f)
     def command(*args: Any, workers: int, scheduler: str | None, dask_local: int | None,
                 **kwargs: Any) -> Any:
-        from nimmt.solver.batch import Backend
+        from .solver.base.batch import Backend
 
         return f(*args, batch=Backend(workers, scheduler, dask_local), **kwargs)
 
@@ -415,8 +415,8 @@ def show(position: Any) -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
       nimmt show "variant=logic players=2 phase=draft hand=3,17 p2=6,12"
     """
-    from nimmt.solver.draft import DraftPosition, render_draft
-    from nimmt.solver.render import render_position
+    from .solver.faces.render import render_position
+    from .solver.positions.draft import DraftPosition, render_draft
 
     if isinstance(position, DraftPosition):
         click.echo(render_draft(position))
@@ -454,7 +454,7 @@ def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
     """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
     adds player 2's side; ``verified`` says the strategies passed the best-response check
     (--both-sides and --verify: options of the rendering, never stored in the result)."""
-    from nimmt.solver.montecarlo import Z95
+    from .solver.search.montecarlo import Z95
 
     pos = analysis.position
     unit = analysis.unit
@@ -623,8 +623,8 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     """
     from click.core import ParameterSource
 
-    from nimmt.solver.draft import DraftPosition
-    from nimmt.solver.queries import AnalyseAnswer, OptionError, analyse_answer
+    from .solver.faces.queries import AnalyseAnswer, OptionError, analyse_answer
+    from .solver.positions.draft import DraftPosition
 
     ctx = click.get_current_context()
     given = [name for name in ctx.params
@@ -703,7 +703,7 @@ cli.add_command(analyse, name="analyze")
 
 def render_turn(answer, tablefmt: str) -> str:
     """``analyse --turn``: every row choice of your card in that turn, best first."""
-    from nimmt.solver.analysis import UNITS
+    from .solver.search.analysis import UNITS
 
     position, cards, opponents, choices = (answer.position, answer.turn, answer.opponents,
                                            answer.result)
@@ -725,14 +725,14 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
     when it finished none). Cards are solved in hand order, so no best card is claimed."""
     if not stopped.finished:
         return
-    from nimmt.solver.analysis import UNITS
+    from .solver.search.analysis import UNITS
 
     unit = UNITS[opponents]
     head = (f"incomplete: exact search ({opponents}) stopped ({stopped.reason}) after "
             f"{stopped.nodes:,} nodes in {stopped.seconds:.1f} s; {len(stopped.finished)} of "
             f"{stopped.cards_total} cards solved, the others unknown")
     if fmt == "json":
-        from nimmt.solver.queries import unfinished_json
+        from .solver.faces.queries import unfinished_json
 
         click.echo(json.dumps(unfinished_json(stopped, position, opponents), indent=2))
         return
@@ -754,7 +754,7 @@ def _seat_list(names: tuple[str, ...]) -> str:
 
 def render_draft_analysis(result, tablefmt: str) -> str:
     """A draft analysis as a table (``tablefmt``: a tabulate format), best card first."""
-    from nimmt.solver.rules import card_cows
+    from .solver.base.rules import card_cows
 
     d = result.draft
     mc = result.method == "montecarlo"
@@ -780,7 +780,7 @@ def render_draft_analysis(result, tablefmt: str) -> str:
         rows.append(row + [f"{c.others:.3f}"])
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                      colalign=["left"] + ["right"] * (len(headers) - 1))
-    from nimmt.solver.montecarlo import Z95
+    from .solver.search.montecarlo import Z95
 
     best = result.cards[0]
     tied = [c.card for c in result.cards if c.regret <= 1e-9]
@@ -813,7 +813,7 @@ def command_options(command: click.Command, params: dict[str, Any]) -> dict[str,
     options set. ``--format`` is the protocol's own (JSON) and is refused."""
     from click.core import ParameterSource
 
-    from nimmt.solver.protocol import ParamsError
+    from .solver.faces.protocol import ParamsError
 
     by_name: dict[str, click.Parameter] = {}
     for p in command.params:
@@ -892,7 +892,7 @@ def engine(default_bot: str | None, time_limit: float | None,
     Example:
       echo '{"jsonrpc": "2.0", "id": 1, "method": "info"}' | nimmt engine
     """
-    from nimmt.solver.protocol import Engine
+    from .solver.faces.protocol import Engine
 
     server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
                     default_bot=default_bot, time_limit=time_limit,
@@ -944,7 +944,7 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
       nimmt tree example --depth 2 --best-only --format text
       nimmt tree example --opponents nash --depth 1 --output example.svg
     """
-    from nimmt.solver.tree import build_tree, format_tree_text, write_tree
+    from .solver.search.tree import build_tree, format_tree_text, write_tree
 
     if fmt == "file" and not output:
         _fail("give --output FILE (.graphml, .gexf, .json, .dot, .svg, .png) or --format text")
@@ -1052,8 +1052,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
       nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \\
         --root-cells needed
     """
-    from nimmt.solver.game import deal_position, play_random_turns
-    from nimmt.solver.nash import (
+    from .solver.search.game import deal_position, play_random_turns
+    from .solver.search.nash import (
         check_nash_position,
         estimate_bytes,
         estimate_states,
@@ -1068,7 +1068,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
         if checkpoint is not None or by_cell or root_cells != "all":
             _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
                    "drop them or --deals")
-        from nimmt.solver.batch import Backend
+        from .solver.base.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
                      cards_left, memory, spill, workers, output, fmt, replace)
@@ -1106,8 +1106,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
         _fail("not even one card fits the memory budget; raise --memory")
     start = position
     position = play_random_turns(position, k - fit, used)  # the turns that do not fit
-    from nimmt.solver.analysis import from_nash
-    from nimmt.solver.deals import (
+    from .solver.search.analysis import from_nash
+    from .solver.search.deals import (
         CellsStopped,
         Checkpoint,
         solution_json,
@@ -1124,7 +1124,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                             ticking=True)
     try:
         if by_cell:
-            from nimmt.solver.batch import Backend
+            from .solver.base.batch import Backend
 
             solved = solve_by_cells(position, Backend(jobs, scheduler, dask_local), kept,
                                     memory, 1, replace, time_limit, progress, root_cells)
@@ -1210,7 +1210,7 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
                  output: str | None, fmt: str, replace: bool = False) -> None:
     """``solve-deal --deals N``: N deals, one unit each (deals.solve_deal_unit); their
     values' distribution. Ctrl-C stops and reports (and writes) the deals finished."""
-    from nimmt.solver.deals import solve_deals, value_summary, write_solution
+    from .solver.search.deals import solve_deals, value_summary, write_solution
 
     finished: list[dict] = []
     bar = LazyProgress(count, "deals")
@@ -1278,7 +1278,7 @@ BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper; search-backed: 
 
 
 def _bot_specs(text: str, players: int | None) -> list:
-    from nimmt.solver.bots import parse_bots
+    from .solver.players.bots import parse_bots
 
     return parse_bots(text, players)  # NimmtError -> one line, exit 2
 
@@ -1318,7 +1318,7 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
     """
     from click.core import ParameterSource
 
-    from nimmt.solver.arena import deal_with_bots
+    from .solver.players.arena import deal_with_bots
 
     ctx = click.get_current_context()
 
@@ -1337,12 +1337,12 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
     used = _fresh_seed(seed)
     rules = Rules(variant, players, placement)
     if phase == "draft":
-        from nimmt.solver.draft import format_draft
-        from nimmt.solver.draftsearch import deal_draft
+        from .solver.positions.draft import format_draft
+        from .solver.search.draftsearch import deal_draft
 
         text = format_draft(deal_draft(rules, picks_done, used, drafters, order))
     elif drafters is not None and all(not s.searches for s in specs):
-        from nimmt.solver.draftsearch import deal_logic_position
+        from .solver.search.draftsearch import deal_logic_position
 
         text = format_position(deal_logic_position(rules, cards_left, used, drafters,
                                                    [s.name for s in specs]))
@@ -1366,7 +1366,7 @@ def _game_saver(folder: str | None, arena: bool = False) -> Callable[[Any], None
     """A callback saving each finished game's record in ``folder`` (atomically)."""
     if folder is None:
         return None
-    from nimmt.solver.records import game_file_name, save_record
+    from .solver.players.records import game_file_name, save_record
 
     try:
         os.makedirs(folder, exist_ok=True)
@@ -1423,8 +1423,8 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
       nimmt simulate --variant tactical --players 4 \\
         --bots closest,random,lowkeeper,dumper --games 20000 --seed 1
     """
-    from nimmt.solver.arena import simulate_bots
-    from nimmt.solver.game import simulate as run
+    from .solver.players.arena import simulate_bots
+    from .solver.search.game import simulate as run
 
     rules = Rules(variant, players, placement, threshold, one_round)
     specs = _bot_specs(bots, players)
@@ -1432,7 +1432,7 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
     if drafters is not None:  # ---- the logic draft
         if variant != Variant.LOGIC:
             _usage("--drafters applies to --variant logic (the drafted variant)")
-        from nimmt.solver.draftsearch import DEFAULT_DRAFTER, DRAFTERS, seat_names
+        from .solver.search.draftsearch import DEFAULT_DRAFTER, DRAFTERS, seat_names
 
         draft_names = list(seat_names(drafters, players, "drafters", DEFAULT_DRAFTER,
                                       DRAFTERS))
@@ -1546,8 +1546,8 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
       nimmt arena --players 2 --bots ext,random \\
         --bot-command ext="nimmt engine --default-bot closest" --deals 20 --one-round --seed 1
     """
-    from nimmt.solver.arena import run_arena
-    from nimmt.solver.external import parse_arena_bots, parse_bot_commands
+    from .solver.players.arena import run_arena
+    from .solver.players.external import parse_arena_bots, parse_bot_commands
 
     specs = parse_arena_bots(bots, parse_bot_commands(bot_commands, bot_timeout))
     if len(specs) != players:
@@ -1564,7 +1564,7 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
     text = (json.dumps(result.to_json(), indent=2) if fmt == "json"
             else render_arena(result, "github" if fmt == "markdown" else "simple"))
     if output and output != "-":
-        from nimmt.solver.fileio import atomic_write_text
+        from .solver.base.fileio import atomic_write_text
 
         atomic_write_text(output, text + "\n")
     else:
@@ -1642,9 +1642,9 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
       nimmt simulate --players 2 --bots closest,random --games 1 --one-round --save-games g
       nimmt review g/game-000000.json --player 1 --format html --output review.html
     """
-    from nimmt.solver import review as reviewing
-    from nimmt.solver.botmodel import is_model, opponent_spec
-    from nimmt.solver.records import load_record
+    from .solver.players import review as reviewing
+    from .solver.players.botmodel import is_model, opponent_spec
+    from .solver.players.records import load_record
 
     if not is_model(opponents):
         try:
@@ -1674,7 +1674,7 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
     else:
         text = reviewing.render_text(result, "github" if fmt == "markdown" else "simple") + "\n"
     if output:
-        from nimmt.solver.fileio import atomic_write, atomic_write_text
+        from .solver.base.fileio import atomic_write, atomic_write_text
 
         if fmt == "markdown":
             picture = os.path.splitext(output)[0] + ".png"
@@ -1730,8 +1730,8 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
     Example:
       nimmt play --players 3 --bots expecti,closest --one-round --record game.json
     """
-    from nimmt.solver.play import HumanGame
-    from nimmt.solver.records import save_record
+    from .solver.players.play import HumanGame
+    from .solver.players.records import save_record
 
     specs = _bot_specs(bots, None)
     if len(specs) == 1 and players > 2:
@@ -1819,10 +1819,10 @@ def puzzles_generate(variant, players, placement, cards_left, count, model, min_
     import os
     from dataclasses import replace
 
-    from nimmt.puzzles.core import DEFAULT_MARGIN, Settings, generate
-    from nimmt.puzzles.files import save_set
-    from nimmt.puzzles.records import PuzzleSet, SetStats
-    from nimmt.solver.fileio import output_target, partial_path
+    from .puzzles.core import DEFAULT_MARGIN, Settings, generate
+    from .puzzles.files import save_set
+    from .puzzles.records import PuzzleSet, SetStats
+    from .solver.base.fileio import output_target, partial_path
 
     used = _fresh_seed(seed)
     margin = DEFAULT_MARGIN[model] if min_margin is None else min_margin
@@ -1883,7 +1883,7 @@ def puzzles_list(file: str | None) -> None:
     Example:
       nimmt puzzles list two-player-endgames
     """
-    from nimmt.puzzles.files import load_set, shipped_sets
+    from .puzzles.files import load_set, shipped_sets
 
     if file is None:
         rows = []
@@ -1913,8 +1913,8 @@ def puzzles_show(file: str, ident: str | None, solution: bool) -> None:
     Example:
       nimmt puzzles show two-player-endgames 3 --solution
     """
-    from nimmt.puzzles import render
-    from nimmt.puzzles.files import find_puzzle, load_set
+    from .puzzles import render
+    from .puzzles.files import find_puzzle, load_set
 
     data = load_set(file)
     chosen = [find_puzzle(data, ident)] if ident else data.puzzles[:1]
@@ -1944,8 +1944,8 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
     """
     import random
 
-    from nimmt.puzzles import render
-    from nimmt.puzzles.files import load_set
+    from .puzzles import render
+    from .puzzles.files import load_set
 
     data = load_set(file)
     chosen = list(data.puzzles)
@@ -1977,8 +1977,8 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
                 click.echo("correct!")
                 click.echo(render.solution(puzzle))
             else:
-                from nimmt.puzzles.core import refutation
-                from nimmt.solver.position import parse_position
+                from .puzzles.core import refutation
+                from .solver.positions.position import parse_position
 
                 regret = puzzle.values[card] - puzzle.values[puzzle.solution]
                 click.echo(f"not quite: {card} costs {regret:.3g} more than {puzzle.solution}.")
@@ -2005,8 +2005,8 @@ def puzzles_check(file: str) -> None:
     Example:
       nimmt puzzles check two-player-endgames
     """
-    from nimmt.puzzles.core import check_puzzle
-    from nimmt.puzzles.files import load_set
+    from .puzzles.core import check_puzzle
+    from .puzzles.files import load_set
 
     data = load_set(file)
     failures = 0
@@ -2037,9 +2037,9 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
     Example:
       nimmt puzzles export two-player-endgames --format html --output puzzles.html
     """
-    from nimmt.puzzles import render
-    from nimmt.puzzles.files import load_set
-    from nimmt.solver.fileio import atomic_write_text
+    from .puzzles import render
+    from .puzzles.files import load_set
+    from .solver.base.fileio import atomic_write_text
 
     data = load_set(file)
     text = render.export_markdown(data) if fmt == "markdown" else render.export_html(data)
@@ -2086,11 +2086,11 @@ def study_command(variant, players, cards_left, positions, placement, models, bo
     Example:
       nimmt study --players 2 --cards-left 2..5 --positions 200 --seed 1 --output study.html
     """
-    from nimmt.puzzles.core import DEAL_BOTS
-    from nimmt.puzzles.study import StudySettings, check_study, parse_cards_left, run_study
-    from nimmt.puzzles.studyreport import check_format, report_data, write_report
-    from nimmt.solver.bots import split_bot_list
-    from nimmt.solver.fileio import output_target, partial_path
+    from .puzzles.core import DEAL_BOTS
+    from .puzzles.study import StudySettings, check_study, parse_cards_left, run_study
+    from .puzzles.studyreport import check_format, report_data, write_report
+    from .solver.base.fileio import output_target, partial_path
+    from .solver.players.bots import split_bot_list
 
     check_format(output)
     used = _fresh_seed(seed)

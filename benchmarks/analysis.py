@@ -32,13 +32,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 # the brute forces shared with the tests live in tests/naive.py
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
-from nimmt.solver.exact import estimate_nodes, solve_exact  # noqa: E402
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
-from nimmt.solver.position import format_position, load_position  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.positions.position import format_position, load_position  # noqa: E402
+from nimmt.solver.search.exact import estimate_nodes, solve_exact  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+from nimmt.solver.search.montecarlo import run_montecarlo  # noqa: E402
 
-from checkouts import checkout_env  # noqa: E402
+from checkouts import CHILD_PRELUDE, checkout_env, checkout_module, load_package  # noqa: E402
 from naive import card_values_plain as brute_force  # noqa: E402
 
 
@@ -72,8 +72,8 @@ def exact_table(seeds: int, quick: bool) -> list[list]:
 SIDE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from solver.exact import solve_exact
-from solver.position import parse_position
+solve_exact = module("solver", "exact").solve_exact
+parse_position = module("solver", "position").parse_position
 jobs = json.load(sys.stdin)
 solve_exact(parse_position(jobs[0][0]), "random")  # load the kernels
 out = []
@@ -87,7 +87,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 def run_side(root: str, jobs: list) -> list:
-    done = subprocess.run([sys.executable, "-c", SIDE, root], input=json.dumps(jobs), cwd=root,
+    done = subprocess.run([sys.executable, "-c", CHILD_PRELUDE + SIDE, root],
+                          input=json.dumps(jobs), cwd=root,
                           check=True, capture_output=True, text=True, env=checkout_env(root))
     return json.loads(done.stdout)
 
@@ -180,9 +181,9 @@ TIMED = [(2, 6, 100, "random"), (2, 6, 100, "worst"), (3, 5, 102, "random"),
 CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
-from solver.exact import solve_exact
-from solver.game import deal_position
-from solver.rules import Rules
+solve_exact = module("solver", "exact").solve_exact
+deal_position = module("solver", "game").deal_position
+Rules = module("solver", "rules").Rules
 solve_exact(deal_position(Rules("tactical", 2), 3, seed=1), "random")  # load kernels
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 position = deal_position(Rules("tactical", {players}), {k}, seed={seed})
@@ -195,7 +196,8 @@ print(r.seconds, r.resolved, r.states, peak - base, cpu)
 
 
 def child(root: str, players: int, k: int, seed: int, model: str) -> list[float]:
-    code = CHILD.format(root=os.path.abspath(root), players=players, k=k, seed=seed,
+    code = CHILD_PRELUDE + CHILD.format(root=os.path.abspath(root), players=players, k=k,
+                                        seed=seed,
                         model=model)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True, env=checkout_env(root)).stdout.split()
@@ -214,17 +216,9 @@ def memo_table() -> list[list]:
 
 
 def load_checkout(root: str, name: str = "base_solver"):
-    """Another checkout's ``solver`` package, imported under another name (its kernels
-    cache beside its own files), so that both run in one process."""
-    import importlib.util
-
-    init = os.path.join(os.path.abspath(root), "solver", "__init__.py")
-    spec = importlib.util.spec_from_file_location(name, init,
-                                                  submodule_search_locations=[os.path.dirname(init)])
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[name] = package
-    spec.loader.exec_module(package)
-    return importlib.import_module(f"{name}.exact")
+    """Another checkout's ``exact`` module, its package imported under another name."""
+    load_package(root, name)
+    return checkout_module(name, "exact")
 
 
 def overhead_table(base: str, repeats: int) -> list[list]:
@@ -250,8 +244,8 @@ def overhead_table(base: str, repeats: int) -> list[list]:
 
 
 def auto_line() -> str:
-    from nimmt.solver.analysis import analyse
-    from nimmt.solver.position import parse_position
+    from nimmt.solver.positions.position import parse_position
+    from nimmt.solver.search.analysis import analyse
 
     analyse(parse_position(THREE), method="montecarlo", samples=10)  # load kernels
     start = time.perf_counter()

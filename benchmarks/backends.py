@@ -7,7 +7,7 @@ local processes and on a 2-worker Dask LocalCluster, in one run.
 Batches: puzzle candidates (3 players, k = 4, worst: about a third of a second each),
 duplicate arena deals of rule-of-thumb bots (2 players, one round: a few milliseconds each)
 and whole-game arena deals (4 players to 66: about a quarter of a second each). Each batch
-runs through ``solver.batch.run_units`` with the commands' own unit functions.
+runs through ``solver.base.batch.run_units`` with the commands' own unit functions.
 
 Figures per backend: start-up (before the first unit: connection, warm-up), the steady wall
 time after it, units per second (steady), and the overhead per unit: steady wall time x
@@ -34,10 +34,10 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from nimmt.puzzles.core import Settings, try_candidate  # noqa: E402
-from nimmt.solver.arena import play_deal, unit_group, warm_deal  # noqa: E402
-from nimmt.solver.batch import Backend, run_units  # noqa: E402
-from nimmt.solver.bots import parse_bots  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
+from nimmt.solver.base.batch import Backend, run_units  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.players.arena import play_deal, unit_group, warm_deal  # noqa: E402
+from nimmt.solver.players.bots import parse_bots  # noqa: E402
 
 
 def games_of(results: list) -> list:
@@ -84,7 +84,7 @@ def main() -> None:
                         help="Rounds of the backends in turn; the best of each is shown.")
     args = parser.parse_args()
 
-    from nimmt.solver.batchdask import local_cluster
+    from nimmt.solver.base.batchdask import local_cluster
 
     load_before = os.getloadavg()
     start = time.perf_counter()

@@ -22,8 +22,6 @@ chunked mcs and ismcts kernels, exact search's watcher.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import os
 import resource
 import sys
@@ -34,11 +32,14 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver import analysis, bots  # noqa: E402
-from nimmt.solver.exact import solve_exact  # noqa: E402
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.players import bots  # noqa: E402
+from nimmt.solver.search import analysis  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+from nimmt.solver.search.montecarlo import run_montecarlo  # noqa: E402
+
+from checkouts import checkout_module, load_package  # noqa: E402
 
 BIG = {"expecti": "samples=1000000000", "paranoid": "samples=1000000000",
        "nash": "samples=1000000000", "mcs": "playouts=1000000000",
@@ -51,16 +52,11 @@ def positions(seeds: int) -> list:
 
 
 def load_checkout(root: str, name: str = "old_solver"):
-    """Another checkout's ``solver`` package under another name (its kernels cache beside
-    its own files), so both run in this process."""
-    init = os.path.join(os.path.abspath(root), "solver", "__init__.py")
-    spec = importlib.util.spec_from_file_location(
-        name, init, submodule_search_locations=[os.path.dirname(init)])
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[name] = package
-    spec.loader.exec_module(package)
-    return (importlib.import_module(f"{name}.bots"), importlib.import_module(f"{name}.analysis"),
-            importlib.import_module(f"{name}.position"))
+    """Another checkout's ``bots``, ``analysis`` and ``position`` modules, its package
+    imported under another name, so both run in this process."""
+    load_package(root, name)
+    return (checkout_module(name, "bots"), checkout_module(name, "analysis"),
+            checkout_module(name, "position"))
 
 
 def deciders(seconds: float, side_bots, side_analysis, convert):
@@ -171,7 +167,7 @@ def main() -> None:
     if args.old:
         ob, oa, opos = load_checkout(args.old)
         sides.insert(0, ("old", ob, oa, lambda p: opos.parse_position(
-            __import__("nimmt.solver.position", fromlist=["x"]).format_position(p))))
+            __import__("nimmt.solver.positions.position", fromlist=["x"]).format_position(p))))
     results = {side: timings(args.seconds, args.seeds, b, a, conv, only)
                for side, b, a, conv in sides}
     rows = []

@@ -19,8 +19,8 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver.draft import parse_draft  # noqa: E402
-from nimmt.solver.draftsearch import analyse_draft  # noqa: E402
+from nimmt.solver.positions.draft import parse_draft  # noqa: E402
+from nimmt.solver.search.draftsearch import analyse_draft  # noqa: E402
 
 
 def main() -> None:

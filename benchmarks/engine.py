@@ -20,8 +20,9 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver import engine, reference  # noqa: E402
-from nimmt.solver.rules import deck_size  # noqa: E402
+from nimmt.solver.base import reference  # noqa: E402
+from nimmt.solver.base.rules import deck_size  # noqa: E402
+from nimmt.solver.kernels import engine  # noqa: E402
 
 
 def reference_rounds(players: int, variant: str, seconds: float) -> float:

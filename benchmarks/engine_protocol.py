@@ -30,9 +30,9 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.position import format_position  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.positions.position import format_position  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
 
 NIMMT = [shutil.which("nimmt") or sys.executable, *([] if shutil.which("nimmt")
                                                     else ["-m", "nimmt.cli"])]

@@ -27,12 +27,12 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver import gamewin  # noqa: E402
-from nimmt.solver.exact import solve_exact  # noqa: E402
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.montecarlo import run_montecarlo  # noqa: E402
-from nimmt.solver.position import Position, format_position, parse_position  # noqa: E402
-from nimmt.solver.rules import Rules, card_cows  # noqa: E402
+from nimmt.solver.base.rules import Rules, card_cows  # noqa: E402
+from nimmt.solver.positions import gamewin  # noqa: E402
+from nimmt.solver.positions.position import Position, format_position, parse_position  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+from nimmt.solver.search.montecarlo import run_montecarlo  # noqa: E402
 
 
 def round_and_game(rules: Rules, k: int, seed: int) -> tuple[Position, Position]:
@@ -85,8 +85,8 @@ def round_only(position: Position) -> Position:
 
 def arena_table(deals: int, bot: str, seed: int) -> str:
     """The game's win against the round's win for the same bot, whole games to 66."""
-    from nimmt.solver import bots
-    from nimmt.solver.arena import run_arena
+    from nimmt.solver.players import bots
+    from nimmt.solver.players.arena import run_arena
 
     spec = bots.parse_bot(bot + ",objective=win")
     base = bots.BOT_CLASSES[spec.name]

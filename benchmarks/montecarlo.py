@@ -34,12 +34,12 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver import exact, montecarlo  # noqa: E402
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.position import format_position, load_position, parse_position  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.positions.position import format_position, load_position, parse_position  # noqa: E402
+from nimmt.solver.search import exact, montecarlo  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
 
-from checkouts import checkout_env  # noqa: E402
+from checkouts import CHILD_PRELUDE, checkout_env  # noqa: E402
 
 TESTER = ("variant=tactical players=3 rows=34/2,5,6,11,16/13,14,21,28/3 hand=8,12,22,26,30 "
           "gone=4,7,15,20,27,29,31,33")
@@ -86,8 +86,9 @@ def summary(mc, values) -> tuple[str, str, str, str, str]:
 SIDE = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from solver.montecarlo import run_montecarlo
-from solver.position import load_position, parse_position
+run_montecarlo = module("solver", "montecarlo").run_montecarlo
+load_position = module("solver", "position").load_position
+parse_position = module("solver", "position").parse_position
 jobs = json.load(sys.stdin)
 run_montecarlo(load_position("example-standard"), samples=16, seed=1)  # load the kernels
 out = []
@@ -120,9 +121,9 @@ def compare_table(old: str, rounds: int = 3) -> list[list]:
     best: dict = {}
     for _ in range(rounds):
         for side, root in (("old", old), ("new", ROOT)):
-            done = subprocess.run([sys.executable, "-c", SIDE, root], input=json.dumps(jobs),
-                                  cwd=root, check=True, capture_output=True, text=True,
-                                  env=checkout_env(root))
+            done = subprocess.run([sys.executable, "-c", CHILD_PRELUDE + SIDE, root],
+                                  input=json.dumps(jobs), cwd=root, check=True,
+                                  capture_output=True, text=True, env=checkout_env(root))
             for i, got in enumerate(json.loads(done.stdout)):
                 if (side, i) not in best or got[0] < best[side, i][0]:
                     best[side, i] = got

@@ -39,7 +39,7 @@ import sys
 import numpy as np
 from tabulate import tabulate
 
-from checkouts import checkout_env
+from checkouts import CHILD_PRELUDE, checkout_env
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -48,9 +48,9 @@ import hashlib, json, os, resource, sys, time
 sys.path.insert(0, sys.argv[5])
 import solver
 assert os.path.samefile(os.path.dirname(solver.__file__), os.path.join(sys.argv[5], "solver"))
-from solver.game import deal_position
-from solver.nash import solve_nash
-from solver.rules import Rules
+deal_position = module("solver", "game").deal_position
+solve_nash = module("solver", "nash").solve_nash
+Rules = module("solver", "rules").Rules
 k, seed, workers, window = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 placement = sys.argv[6] if len(sys.argv) > 6 else "normal"
 memory = int(sys.argv[7]) if len(sys.argv) > 7 else 2**40
@@ -69,8 +69,8 @@ def progress(n):  # root cells solved, to stderr (a long --goal solve shows how 
         print(f"  {done[0]}/{k * k} root cells, {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)
 kept = {}
-if checkpoint:  # the root cells of earlier runs (solver.deals.Checkpoint)
-    from solver.deals import Checkpoint
+if checkpoint:  # the root cells of earlier runs (solver.search.deals.Checkpoint)
+    Checkpoint = module("solver", "deals").Checkpoint
     book = Checkpoint(checkpoint, p)
     kept = {"known": book.cells, "on_cell": book.record}
     print(f"  {len(book.cells)}/{k * k} root cells from {checkpoint}"
@@ -108,16 +108,16 @@ print(json.dumps({"states": r.states, "stored": r.stored, "lp": r.matrix_games,
 """
 
 
-# The same deal solved cell by cell (solver.deals.solve_by_cells: each root cell a unit of
+# The same deal solved cell by cell (solver.search.deals.solve_by_cells: each root cell a unit of
 # the batch layer, in a table of its own) on ``jobs`` local processes; this checkout's
 # installed code. argv = [k, seed, jobs]; stdout: JSON.
 BY_CELL = r"""
 import hashlib, json, resource, sys, time
-from nimmt.solver.batch import Backend
-from nimmt.solver.deals import solve_by_cells
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import solve_nash
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.batch import Backend
+from nimmt.solver.search.deals import solve_by_cells
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import solve_nash
+from nimmt.solver.base.rules import Rules
 k, seed, jobs = map(int, sys.argv[1:4])
 solve_nash(deal_position(Rules("tactical", 2), 3, seed=1))  # load the kernels
 r = solve_by_cells(deal_position(Rules("tactical", 2), k, seed=seed), Backend(jobs), workers=1)
@@ -159,8 +159,8 @@ def solve(k: int, seed: int, workers: int, window: bool = False, root: str = ROO
           placement: str = "normal", memory: int = 2**40, replace: bool = False,
           time_limit: float = 0.0, checkpoint: str = "", root_cells: str = "all") -> dict:
     root = os.path.abspath(root)
-    out = subprocess.check_output([sys.executable, "-c", CHILD, str(k), str(seed),
-                                   str(workers), "1" if window else "0", root, placement,
+    out = subprocess.check_output([sys.executable, "-c", CHILD_PRELUDE + CHILD, str(k),
+                                   str(seed), str(workers), "1" if window else "0", root, placement,
                                    str(memory), "1" if replace else "0", str(time_limit),
                                    os.path.abspath(checkpoint) if checkpoint else "",
                                    root_cells],
@@ -205,15 +205,15 @@ def compare(old_root: str, ks: list[int], deals: int, repeat: int,
 
 def plan(k: int, seed: int, memory: int, placement: str = "normal") -> dict:
     """The planner's figures for one dealt position (no solve): this checkout's code."""
-    from nimmt.solver.game import deal_position
-    from nimmt.solver.nash import (
+    from nimmt.solver.base.rules import Rules
+    from nimmt.solver.search.game import deal_position
+    from nimmt.solver.search.nash import (
         estimate_bytes,
         estimate_states,
         replacing_slots,
         slot_bytes,
         table_slots,
     )
-    from nimmt.solver.rules import Rules
 
     position = deal_position(Rules("tactical", 2, placement), k, seed=seed)
     first, largest = table_slots(position, memory)
@@ -254,7 +254,7 @@ def goal(k: int, memory: int, seed: int, plan_only: bool = False,
     """One dealt position of k cards each within ``memory``: the plan, then (unless
     ``plan_only``) the goal's figures; ``replace``: a replacing table when the estimate
     does not fit (solve_nash's replace); ``checkpoint``: a file keeping the root cells
-    solved, so that a run stopped goes on from them (solver.deals.Checkpoint);
+    solved, so that a run stopped goes on from them (solver.search.deals.Checkpoint);
     ``root_cells``: solve_nash's ``root`` (all, or the cells the root's oracle needs)."""
     p = plan(k, seed, memory)
     print(f"k={k}, seed {seed}, --memory {memory / 2**30:.1f} GiB: plan {p['states']:,} "

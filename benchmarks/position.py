@@ -1,5 +1,5 @@
 """Position construction cost: ``apply_turn`` (which builds and checks the next position)
-and parsing, for this checkout's ``solver/position.py`` and an older one side by side in
+and parsing, for this checkout's ``solver/positions/position.py`` and an older one side by side in
 one run, on the same positions and cards. The old module is loaded from another checkout
 (e.g. a git worktree of the previous commit) under the name ``solver._old_position``, so
 both share this checkout's engine and rules and only the Position code differs.
@@ -20,13 +20,15 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver import position as new_module  # noqa: E402
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.rules import PLACEMENTS, VARIANTS, Rules  # noqa: E402
+from nimmt.solver.base.rules import PLACEMENTS, VARIANTS, Rules  # noqa: E402
+from nimmt.solver.positions import position as new_module  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+
+from checkouts import module_path  # noqa: E402
 
 
 def load_old(checkout: str):
-    path = os.path.join(checkout, "solver", "position.py")
+    path = module_path(checkout, "position")
     spec = importlib.util.spec_from_file_location("solver._old_position", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -60,7 +62,8 @@ def timed(run, items) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old", required=True, help="an older checkout (its solver/position.py)")
+    parser.add_argument("--old", required=True,
+                        help="an older checkout (its solver/positions/position.py)")
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()

@@ -33,9 +33,9 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver.arena import fit_bradley_terry, run_arena  # noqa: E402
-from nimmt.solver.bots import parse_bots  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.players.arena import fit_bradley_terry, run_arena  # noqa: E402
+from nimmt.solver.players.bots import parse_bots  # noqa: E402
 
 SETTINGS = {
     "2p": (Rules("tactical", 2, one_round=True), [

@@ -17,8 +17,8 @@ from tabulate import tabulate
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from nimmt.puzzles.study import StudySettings, position_of, run_study  # noqa: E402
-from nimmt.solver.analysis import analyse  # noqa: E402
-from nimmt.solver.bots import make_policy  # noqa: E402
+from nimmt.solver.players.bots import make_policy  # noqa: E402
+from nimmt.solver.search.analysis import analyse  # noqa: E402
 
 CASES = [(2, k) for k in range(2, 7)] + [(3, k) for k in range(2, 5)]
 

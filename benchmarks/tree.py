@@ -15,9 +15,9 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.rules import Rules  # noqa: E402
-from nimmt.solver.tree import build_tree  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+from nimmt.solver.search.tree import build_tree  # noqa: E402
 
 
 def main() -> None:

@@ -16,8 +16,6 @@ hand given), compared for equality (bit for bit) with this checkout's, and its n
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import os
 import sys
 
@@ -25,10 +23,12 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nimmt.solver.exact import solve_exact  # noqa: E402
-from nimmt.solver.game import deal_position  # noqa: E402
-from nimmt.solver.position import format_position, parse_position  # noqa: E402
-from nimmt.solver.rules import Rules, card_cows  # noqa: E402
+from nimmt.solver.base.rules import Rules, card_cows  # noqa: E402
+from nimmt.solver.positions.position import format_position, parse_position  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+
+from checkouts import checkout_module, load_package  # noqa: E402
 
 SIZES = ((3, (3, 4, 5)), (4, (3, 4)))  # (players, cards left)
 
@@ -58,15 +58,9 @@ def one_hidden_positions(seeds: int) -> list:
 
 
 def load_exact(root: str, name: str = "old_solver"):
-    """Another checkout's ``solver.exact`` and ``solver.position`` under another name."""
-    init = os.path.join(os.path.abspath(root), "solver", "__init__.py")
-    spec = importlib.util.spec_from_file_location(
-        name, init, submodule_search_locations=[os.path.dirname(init)])
-    assert spec is not None and spec.loader is not None
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[name] = package
-    spec.loader.exec_module(package)
-    return importlib.import_module(f"{name}.exact"), importlib.import_module(f"{name}.position")
+    """Another checkout's ``exact`` and ``position`` modules under another name."""
+    load_package(root, name)
+    return checkout_module(name, "exact"), checkout_module(name, "position")
 
 
 def label(p) -> str:

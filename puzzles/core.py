@@ -16,17 +16,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
-from nimmt.puzzles.records import Puzzle, RefutationTurn, Settings
-from nimmt.solver import turns
-from nimmt.solver.analysis import UNITS, analyse
-from nimmt.solver.batch import Backend, run_units
-from nimmt.solver.bots import make_policy
-from nimmt.solver.errors import NimmtError, param
-from nimmt.solver.game import deal_position
-from nimmt.solver.line import principal_line
-from nimmt.solver.names import Model, Variant
-from nimmt.solver.position import Position, format_position, parse_position
-from nimmt.solver.rules import HAND_SIZE, ROW_COUNT, Rules, plural
+from ..solver.base.batch import Backend, run_units
+from ..solver.base.errors import NimmtError, param
+from ..solver.base.names import Model, Variant
+from ..solver.base.rules import HAND_SIZE, ROW_COUNT, Rules, plural
+from ..solver.kernels import turns
+from ..solver.players.bots import make_policy
+from ..solver.positions.position import Position, format_position, parse_position
+from ..solver.search.analysis import UNITS, analyse
+from ..solver.search.game import deal_position
+from ..solver.search.line import principal_line
+from .records import Puzzle, RefutationTurn, Settings
 
 SIMPLE_BOTS = ("closest", "lowkeeper", "dumper")
 DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
@@ -44,7 +44,7 @@ def card_values(position: Position, model: str) -> dict[int, float]:
 
 
 def bot_choices(position: Position, bots: tuple[str, ...] = SIMPLE_BOTS) -> dict[str, int]:
-    """The card each bot plays here (any bot name of ``solver.bots``, parameters too):
+    """The card each bot plays here (any bot name of ``solver.players.bots``, parameters too):
     the candidates for the most tempting wrong card."""
     return {bot: make_policy(bot).choose(position).card for bot in bots}
 
@@ -59,7 +59,7 @@ def refutation(position: Position, card: int, model: str,
     """The line after ``card``: each turn the opponents' reply that is worst for player 1
     (the adversary's choice; for random and nash, the most damaging reply the model
     allows) and player 1's best answers after it, to the end of the round
-    (``solver.line.principal_line``), as the puzzle stores it."""
+    (``solver.search.line.principal_line``), as the puzzle stores it."""
     return tuple(RefutationTurn(t.card, t.label, t.cows)
                  for t in principal_line(position, card, model, max_turns))
 
@@ -170,7 +170,7 @@ def generate(settings: Settings, count: int, workers: int = 1,
              report: dict | None = None, batch: Backend | None = None
              ) -> tuple[list[Puzzle], int]:
     """The first ``count`` puzzles by candidate index; returns (puzzles, candidates tried).
-    Candidates are the units of ``solver.batch`` (``batch``, else ``workers`` local
+    Candidates are the units of ``solver.base.batch`` (``batch``, else ``workers`` local
     processes); ``progress(kept, finished)`` after each. Ctrl-C stops and returns what was
     kept so far; ``report["interrupted"]`` (when a dict is given) then says so, so that the
     caller can mark the result incomplete."""

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from nimmt.puzzles.records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
-from nimmt.solver.fileio import atomic_write_text, note, read_json
-from nimmt.solver.rules import NimmtError
+from ..solver.base.fileio import atomic_write_text, note, read_json
+from ..solver.base.rules import NimmtError
+from .records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
 
 __all__ = ["FORMAT", "VERSION", "REQUIRED", "validate", "shipped_sets", "load_set", "save_set",
            "find_puzzle"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from nimmt.solver.rules import MODELS, PLACEMENTS, VARIANTS, NimmtError
+from ..solver.base.rules import MODELS, PLACEMENTS, VARIANTS, NimmtError
 
 FORMAT, VERSION = "nimmt-puzzles", 1
 REQUIRED = ("id", "position", "model", "solution", "values", "margin", "themes", "difficulty",
@@ -165,7 +165,7 @@ class Puzzle:
 
     id: str
     position: str                    # canonical notation
-    model: str                       # one of solver.rules.MODELS
+    model: str                       # one of solver.base.rules.MODELS
     solution: int
     values: Mapping[int, float]
     margin: float

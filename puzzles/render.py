@@ -7,12 +7,12 @@ from html import escape
 
 from tabulate import tabulate
 
-from nimmt.puzzles.records import Puzzle, PuzzleSet, RefutationTurn
-from nimmt.solver.analysis import UNITS
-from nimmt.solver.names import Model
-from nimmt.solver.position import parse_position
-from nimmt.solver.render import render_position, rows_svg
-from nimmt.solver.rules import HAND_SIZE, plural
+from ..solver.base.names import Model
+from ..solver.base.rules import HAND_SIZE, plural
+from ..solver.faces.render import render_position, rows_svg
+from ..solver.positions.position import parse_position
+from ..solver.search.analysis import UNITS
+from .records import Puzzle, PuzzleSet, RefutationTurn
 
 __all__ = ["board", "export_html", "export_markdown", "line_text", "solution", "unit",
            "values_headers", "values_rows"]

@@ -9,7 +9,7 @@ equilibrium, and the equilibrium frequencies), the card each named bot plays, an
 bot misses a best card of the first model, the puzzle themes of that miss.
 
 ``aggregate`` turns the positions into the figures of the report, per k, with 95%
-intervals (``solver.intervals``): shares (Wilson), means (normal, cut at 0 for what is
+intervals (``solver.base.intervals``): shares (Wilson), means (normal, cut at 0 for what is
 never negative: regrets, spreads, costs, cows), quantiles (nearest rank, with the
 distribution-free order-statistic interval).
 """
@@ -23,18 +23,18 @@ from functools import partial
 from itertools import combinations
 from typing import Any
 
-from nimmt.puzzles.core import DEAL_BOTS, refutation, themes
-from nimmt.solver.analysis import UNITS, analyse
-from nimmt.solver.batch import Backend, run_units
-from nimmt.solver.bots import RULE_BOTS, make_policy, parse_bot
-from nimmt.solver.errors import NimmtError, param
-from nimmt.solver.game import deal_position
-from nimmt.solver.intervals import Z95, share_interval
-from nimmt.solver.intervals import mean_interval as _mean_interval
-from nimmt.solver.names import Model, Placement, Variant
-from nimmt.solver.notice import work_clock
-from nimmt.solver.position import Position, format_position
-from nimmt.solver.rules import HAND_SIZE, Rules, plural
+from ..solver.base.batch import Backend, run_units
+from ..solver.base.errors import NimmtError, param
+from ..solver.base.intervals import Z95, share_interval
+from ..solver.base.intervals import mean_interval as _mean_interval
+from ..solver.base.names import Model, Placement, Variant
+from ..solver.base.notice import work_clock
+from ..solver.base.rules import HAND_SIZE, Rules, plural
+from ..solver.players.bots import RULE_BOTS, make_policy, parse_bot
+from ..solver.positions.position import Position, format_position
+from ..solver.search.analysis import UNITS, analyse
+from ..solver.search.game import deal_position
+from .core import DEAL_BOTS, refutation, themes
 
 __all__ = ["DEFAULT_BOTS", "DEFAULT_MODELS", "StudySettings", "Study", "aggregate",
            "check_study", "parse_cards_left", "position_of", "run_study", "solve_position",
@@ -216,13 +216,13 @@ class Study:
     stopped: str | None = None      # 'time limit' or 'interrupted'
     seconds: float = 0.0
     workers: int = 1
-    backend: str = "in process"   # what ran the positions (solver.batch.Backend)
+    backend: str = "in process"   # what ran the positions (solver.base.batch.Backend)
 
 
 def run_study(settings: StudySettings, workers: int = 1, time_limit: float | None = None,
               progress: Callable[[int], None] | None = None,
               batch: Backend | None = None) -> Study:
-    """Solve every position, each a unit of ``solver.batch`` (``batch``, else ``workers``
+    """Solve every position, each a unit of ``solver.base.batch`` (``batch``, else ``workers``
     local processes); positions go index by index across the k's, so a study stopped early
     (``time_limit``, Ctrl-C) holds about as many positions of each k. Stopped, it returns
     what finished, ``complete`` False and ``stopped`` saying why."""

@@ -3,7 +3,7 @@ beside it, or one self-contained HTML file with the pictures inline as SVG.
 
 Pictures are drawn by matplotlib on the Agg backend (no display needed): regret by k per
 bot with 95% bands, the value's histogram per model, and the share of positions where the
-choice matters by k. Every file is written atomically (``solver.fileio``).
+choice matters by k. Every file is written atomically (``solver.base.fileio``).
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from nimmt.puzzles.study import Study, aggregate
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.fileio import atomic_write, atomic_write_text
+from ..solver.base.errors import NimmtError
+from ..solver.base.fileio import atomic_write, atomic_write_text
+from .study import Study, aggregate
 
 __all__ = ["FORMATS", "report_data", "write_report", "figures", "markdown", "html_page"]
 

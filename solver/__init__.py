@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from .base.errors import (
     BudgetExceeded,
     MemoryExceeded,
     NashStopped,
@@ -24,22 +24,23 @@ from .errors import (
     SearchInterrupted,
     SearchStopped,
 )
-from .names import Method, Model, Placement, Variant
+from .base.names import Method, Model, Placement, Variant
 
 if TYPE_CHECKING:
-    from .analysis import Analysis, CardAnalysis, analyse
-    from .exact import solve_exact
-    from .line import principal_line
-    from .nash import solve_nash
-    from .position import Position, format_position, load_position, parse_position
-    from .rules import Rules
+    from .base.rules import Rules
+    from .positions.position import Position, format_position, load_position, parse_position
+    from .search.analysis import Analysis, CardAnalysis, analyse
+    from .search.exact import solve_exact
+    from .search.line import principal_line
+    from .search.nash import solve_nash
 
 # name -> the module that defines it, imported on first use
 _LAZY = {
-    "analyse": "analysis", "Analysis": "analysis", "CardAnalysis": "analysis",
-    "Position": "position", "parse_position": "position", "load_position": "position",
-    "format_position": "position", "Rules": "rules",
-    "solve_exact": "exact", "solve_nash": "nash", "principal_line": "line",
+    "analyse": "search.analysis", "Analysis": "search.analysis",
+    "CardAnalysis": "search.analysis", "Position": "positions.position",
+    "parse_position": "positions.position", "load_position": "positions.position",
+    "format_position": "positions.position", "Rules": "base.rules",
+    "solve_exact": "search.exact", "solve_nash": "search.nash", "principal_line": "search.line",
 }
 
 __all__ = ["Analysis", "BudgetExceeded", "CardAnalysis", "MemoryExceeded", "Method", "Model",

@@ -1,9 +1,10 @@
 """The brute forces: slow, obvious oracles written from docs/RULES.md and docs/DESIGN.md
-on ``solver/reference.py``, shared by the tests and the benchmarks.
+on ``solver/base/reference.py``, shared by the tests and the benchmarks.
 
-They import nothing from the searches (solver.exact, solver.nash, solver.montecarlo,
-solver.tree) or the kernels (solver.engine), so a search checked against them is checked
-against an independent implementation. One function (or class) per oracle:
+They import nothing from the searches (solver.search.exact, solver.search.nash,
+solver.search.montecarlo, solver.search.tree) or the kernels (solver.kernels.engine), so a
+search checked against them is checked against an independent implementation. One
+function (or class) per oracle:
 
 * ``card_values`` / ``card_values_plain``: every card's expected (model ``random``) or
   guaranteed (``worst``) cows for player 1 to the end of the round, by enumeration
@@ -27,9 +28,9 @@ from collections import Counter
 
 import numpy as np
 
-from nimmt.solver import reference
-from nimmt.solver.position import Position
-from nimmt.solver.rules import card_cows, deck_size
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import card_cows, deck_size
+from nimmt.solver.positions.position import Position
 
 P1, OPPONENT = "p1", "opponent"  # owners in card_values' events
 NASH_P1, NASH_P2 = 1, 2  # owners in NashBrute's events
@@ -222,7 +223,7 @@ def highs_batch(mats: list[np.ndarray]) -> np.ndarray:
 # ---------------------------------------------------------------- the equilibrium game
 
 class NashBrute:
-    """The nash game of a 2-player, both-hands-known position, on solver.reference.
+    """The nash game of a 2-player, both-hands-known position, on solver.base.reference.
 
     ``mode``: 'nash' (matrix games), 'p1_first' (player 1 commits first: min_a max_b,
     an upper bound) or 'p2_first' (max_b min_a, a lower bound).
@@ -344,7 +345,7 @@ def perft(rows, hands, professional):
 # ---------------------------------------------------------------- the analysis tree
 
 def tree_node_counts(position, model, depth=None):
-    """How many nodes of each actor the full tree has, enumerated on solver/reference.py.
+    """How many nodes of each actor the full tree has, enumerated on solver/base/reference.py.
 
     A p1 node per turn boundary (a leaf at the end of the round); under it one chance /
     opponents node per card of player 1, and under that, for every set of opponent cards

@@ -9,9 +9,14 @@ import json
 import pytest
 
 from nimmt import cli
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.position import Position, load_position, parse_position, position_from_mapping
-from nimmt.solver.protocol import PARSE_ERROR, Engine
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.faces.protocol import PARSE_ERROR, Engine
+from nimmt.solver.positions.position import (
+    Position,
+    load_position,
+    parse_position,
+    position_from_mapping,
+)
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

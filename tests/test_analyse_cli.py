@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from nimmt.solver.analysis import analyse
-from nimmt.solver.exact import estimate_nodes
-from nimmt.solver.position import EXAMPLES, format_position, parse_position
+from nimmt.solver.positions.position import EXAMPLES, format_position, parse_position
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.exact import estimate_nodes
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

@@ -1,8 +1,8 @@
 """The analysis contract (DESIGN.md section 3), held against a brute force.
 
 The brute force (``naive.card_values``) is written from RULES.md and DESIGN.md only, on
-``solver.reference`` (it uses nothing from nimmt.solver.exact, solver.engine or
-solver.montecarlo; those are imported only for the Monte Carlo and budget tests).
+``solver.base.reference`` (it uses nothing from nimmt.solver.search.exact, solver.kernels.engine or
+solver.search.montecarlo; those are imported only for the Monte Carlo and budget tests).
 It is a plain recursion over the rest of the round:
 
 * at a turn boundary player 1 picks the card that minimises its cows;
@@ -23,13 +23,13 @@ import random
 import pytest
 
 from nimmt.cli import cli_message  # the budget messages as the command line prints them
-from nimmt.solver import analysis, montecarlo
-from nimmt.solver.analysis import analyse
-from nimmt.solver.errors import BudgetExceeded  # for the budget tests, not the brute force
-from nimmt.solver.exact import estimate_nodes
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
-from nimmt.solver.rules import NimmtError, Rules
+from nimmt.solver.base.errors import BudgetExceeded  # for the budget tests, not the brute force
+from nimmt.solver.base.rules import NimmtError, Rules
+from nimmt.solver.positions.position import EXAMPLES, Position, format_position, parse_position
+from nimmt.solver.search import analysis, montecarlo
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.exact import estimate_nodes
+from nimmt.solver.search.game import deal_position
 
 from naive import card_values as brute_force
 

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from nimmt.solver import arena
-from nimmt.solver.arena import (
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players import arena
+from nimmt.solver.players.arena import (
     ArenaError,
     ArenaResult,
     GameRecord,
@@ -19,9 +20,8 @@ from nimmt.solver.arena import (
     simulate_bots,
     summarise,
 )
-from nimmt.solver.bots import Bot, Decision, make_policy, parse_bot, parse_bots
-from nimmt.solver.position import Position
-from nimmt.solver.rules import Rules
+from nimmt.solver.players.bots import Bot, Decision, make_policy, parse_bot, parse_bots
+from nimmt.solver.positions.position import Position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

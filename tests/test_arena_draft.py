@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from nimmt.solver.arena import bot_seed, deal_cards, play_game, run_arena, simulate_bots
-from nimmt.solver.bots import parse_bots
-from nimmt.solver.draftsearch import draft_round
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.players.arena import bot_seed, deal_cards, play_game, run_arena, simulate_bots
+from nimmt.solver.players.bots import parse_bots
+from nimmt.solver.search.draftsearch import draft_round
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
@@ -135,9 +135,9 @@ DRAFT_2P = ("variant=logic players=2 phase=draft hand=1,2,3,4,6,7,8,9,12 "
 def test_a_round_played_by_the_game_loop_gives_the_kernels_values():
     """Deterministic drafters and round bots: every sample of the game-loop path is the one
     round the exact enumeration plays (the kernels), so the means are the exact values."""
-    from nimmt.solver.arena import round_player
-    from nimmt.solver.draft import parse_draft
-    from nimmt.solver.draftsearch import analyse_draft
+    from nimmt.solver.players.arena import round_player
+    from nimmt.solver.positions.draft import parse_draft
+    from nimmt.solver.search.draftsearch import analyse_draft
 
     draft = parse_draft(DRAFT_2P)
     exact = analyse_draft(draft, drafters="fewest", round_bots="closest", method="exact")

@@ -1,4 +1,4 @@
-"""The batch layer (solver.batch, issue 16): every batch command gives the same JSON for a
+"""The batch layer (solver.base.batch, issue 16): every batch command gives the same JSON for a
 seed in process, on 2 local processes and on a 2-worker Dask LocalCluster; a worker killed
 mid-run loses nothing; an unreachable scheduler is one line and exit status 2.
 
@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 
 from nimmt.puzzles import core
-from nimmt.solver import batch
-from nimmt.solver.arena import run_arena
-from nimmt.solver.batch import Backend, run_units
-from nimmt.solver.bots import parse_bots
-from nimmt.solver.rules import Rules
+from nimmt.solver.base import batch
+from nimmt.solver.base.batch import Backend, run_units
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players.arena import run_arena
+from nimmt.solver.players.bots import parse_bots
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
@@ -306,8 +306,8 @@ def test_a_scheduler_address_the_client_refuses_is_one_line_and_no_leftover(addr
 
 def test_without_dask_the_dask_backends_say_how_to_install_it(runner, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
-    monkeypatch.delitem(sys.modules, "nimmt.solver.batchdask", raising=False)
-    monkeypatch.delattr(sys.modules["nimmt.solver"], "batchdask", raising=False)
+    monkeypatch.delitem(sys.modules, "nimmt.solver.base.batchdask", raising=False)
+    monkeypatch.delattr(sys.modules["nimmt.solver.base"], "batchdask", raising=False)
     result = invoke(runner, "simulate", "--players", "2", "--games", "10", "--dask-local", "2")
     line = assert_one_line_error(result)
     assert 'pip install "nimmt[dask]"' in line

@@ -1,9 +1,9 @@
 """The before/after benchmarks run a checkout's code in child processes that import it as
 the top-level package ``solver``. numba caches a kernel under its source file and records
-the importing module's name: a kernel cached by ``solver.engine`` and then loaded by the
-installed ``nimmt.solver.engine`` failed with "No module named 'solver'" (a traceback from
-any nimmt command after ``benchmarks/nash.py --goal``). So such children compile into a
-cache folder of their own (benchmarks/checkouts.py), and the benchmarks' own process
+the importing module's name: a kernel cached by ``solver.kernels.engine`` and then loaded
+by the installed ``nimmt.solver.kernels.engine`` failed with "No module named 'solver'" (a
+traceback from any nimmt command after ``benchmarks/nash.py --goal``). So such children
+compile into a cache folder of their own (benchmarks/checkouts.py), and the benchmarks' own process
 imports ``nimmt.solver`` only."""
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_child_cache_folder_follows_the_sources(tmp_path):
     before = checkout_env(str(copy))["NUMBA_CACHE_DIR"]
     assert before != os.environ.get("NUMBA_CACHE_DIR") and source_digest(str(copy)) in before
     assert checkout_env(str(copy))["NUMBA_CACHE_DIR"] == before  # the same code: the same
-    table = copy / "solver" / "table.py"
+    table = copy / "solver" / "kernels" / "table.py"
     table.write_text(table.read_text() + "\n# an edit\n")
     assert checkout_env(str(copy))["NUMBA_CACHE_DIR"] != before
 
@@ -48,7 +48,7 @@ def test_child_cache_folder_follows_the_sources(tmp_path):
 def test_every_child_importing_solver_gets_its_own_cache():
     for script in sorted((ROOT / "benchmarks").glob("*.py")):
         text = script.read_text()
-        if "from solver." in text or "import solver" in text:
+        if "CHILD_PRELUDE +" in text or "import solver" in text:
             assert "env=checkout_env(" in text, f"{script.name}: a child without its cache"
 
 
@@ -57,8 +57,8 @@ def test_nimmt_still_loads_its_kernels_after_a_benchmark_plan():
                            "--plan-only"], capture_output=True, text=True, cwd=ROOT)
     assert plan.returncode == 0 and "k=4, seed 10" in plan.stdout, plan.stderr
     after = subprocess.run([sys.executable, "-c",
-                            "from nimmt.solver.game import deal_position\n"
-                            "from nimmt.solver.rules import Rules\n"
+                            "from nimmt.solver.search.game import deal_position\n"
+                            "from nimmt.solver.base.rules import Rules\n"
                             "print(deal_position(Rules('tactical', 2), 4, seed=10).cards_left)"],
                            capture_output=True, text=True, cwd=ROOT)
     assert after.returncode == 0 and after.stdout.strip() == "4", after.stderr

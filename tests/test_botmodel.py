@@ -1,7 +1,7 @@
 """Opponent models from bots (issue 12 item 4): ``analyse --opponents BOT``.
 
 The exact enumeration is held against a brute force written here from docs/RULES.md on
-``solver/reference.py``: a pure-Python ``closest`` bot, every split of the pool as a
+``solver/base/reference.py``: a pure-Python ``closest`` bot, every split of the pool as a
 full-knowledge world, and player 1's information sets as the worlds that agree on
 everything player 1 has seen.
 """
@@ -11,14 +11,14 @@ import itertools
 
 import pytest
 
-from nimmt.solver import reference
-from nimmt.solver.analysis import analyse
-from nimmt.solver.botmodel import analyse_any, analyse_bots, split_count, splits
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.game import deal_position
-from nimmt.solver.montecarlo import Z95
-from nimmt.solver.position import Position, load_position, parse_position
-from nimmt.solver.rules import ROW_LIMIT, Rules, card_cows
+from nimmt.solver.base import reference
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import ROW_LIMIT, Rules, card_cows
+from nimmt.solver.players.botmodel import analyse_any, analyse_bots, split_count, splits
+from nimmt.solver.positions.position import Position, load_position, parse_position
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.montecarlo import Z95
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
@@ -131,7 +131,7 @@ def test_two_players_known_hand_is_a_plain_minimum():
     got = {c.card: c.value for c in analyse_bots(p, "lowkeeper", method="exact").cards}
 
     def pick(hand, rows):
-        from nimmt.solver.engine import bot_card
+        from nimmt.solver.kernels.engine import bot_card
         return bot_card("lowkeeper", hand, rows)
     assert got == pytest.approx(brute_values(p, pick))
 
@@ -254,8 +254,8 @@ def test_cows_table_is_the_rules():
 def test_review_against_a_bot_equals_analyse(tmp_path, runner):
     import json
 
-    from nimmt.solver.records import load_record, replay
-    from nimmt.solver.review import review_game, seat_view
+    from nimmt.solver.players.records import load_record, replay
+    from nimmt.solver.players.review import review_game, seat_view
 
     r = invoke(runner, "simulate", "--players", "3", "--bots", "closest,random,lowkeeper",
                "--games", "1", "--one-round", "--save-games", tmp_path, "--seed", "3")

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from nimmt.solver import engine, turns
-from nimmt.solver.analysis import analyse
-from nimmt.solver.bots import (
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import ROW_COUNT, Rules
+from nimmt.solver.kernels import engine, turns
+from nimmt.solver.players.bots import (
     BOT_NAMES,
     ExpectiBot,
     Moment,
@@ -19,12 +20,11 @@ from nimmt.solver.bots import (
     row_choices,
     split_bot_list,
 )
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.exact import estimate_nodes
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import solve_nash
-from nimmt.solver.position import load_position
-from nimmt.solver.rules import ROW_COUNT, Rules
+from nimmt.solver.positions.position import load_position
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.exact import estimate_nodes
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import solve_nash
 
 # ---------------------------------------------------------------- names
 

@@ -11,14 +11,11 @@ import time
 
 import pytest
 
-from nimmt.solver.analysis import analyse
-from nimmt.solver.bots import ChunkSizer, make_policy, row_choices
-from nimmt.solver.errors import BudgetExceeded, MemoryExceeded, NimmtError
-from nimmt.solver.exact import estimate_nodes, solve_exact
-from nimmt.solver.game import deal_position
-from nimmt.solver.montecarlo import run_montecarlo
-from nimmt.solver.notice import work_clock
-from nimmt.solver.position import (
+from nimmt.solver.base.errors import BudgetExceeded, MemoryExceeded, NimmtError
+from nimmt.solver.base.notice import work_clock
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players.bots import ChunkSizer, make_policy, row_choices
+from nimmt.solver.positions.position import (
     EXAMPLES,
     Position,
     format_position,
@@ -26,7 +23,10 @@ from nimmt.solver.position import (
     parse_position,
     position_from_mapping,
 )
-from nimmt.solver.rules import Rules
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.exact import estimate_nodes, solve_exact
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.montecarlo import run_montecarlo
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

@@ -18,18 +18,18 @@ import time
 import pytest
 
 from nimmt import cli
-from nimmt.solver.batch import Backend
-from nimmt.solver.deals import (
+from nimmt.solver.base.batch import Backend
+from nimmt.solver.base.rules import NimmtError, Rules
+from nimmt.solver.positions.position import format_position
+from nimmt.solver.search.deals import (
     CHECKPOINT_FORMAT,
     CellsStopped,
     Checkpoint,
     solve_by_cells,
     solve_cell_unit,
 )
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import SEARCH_VERSION, nash_from_cells, solve_nash, solve_root_cells
-from nimmt.solver.position import format_position
-from nimmt.solver.rules import NimmtError, Rules
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import SEARCH_VERSION, nash_from_cells, solve_nash, solve_root_cells
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from test_deals import COWS_TOL, assert_same_equilibrium

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from nimmt import cli
-from nimmt.solver.position import format_position, parse_position
+from nimmt.solver.positions.position import format_position, parse_position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

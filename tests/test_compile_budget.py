@@ -16,11 +16,12 @@ from click.testing import CliRunner
 from numba.core import event
 
 from nimmt import cli
-from nimmt.solver import analysis, exact, notice
-from nimmt.solver.errors import SearchStopped
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import EXAMPLES, parse_position
-from nimmt.solver.rules import Rules
+from nimmt.solver.base import notice
+from nimmt.solver.base.errors import SearchStopped
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.positions.position import EXAMPLES, parse_position
+from nimmt.solver.search import analysis, exact
+from nimmt.solver.search.game import deal_position
 
 EXAMPLE = parse_position(EXAMPLES["example"])
 
@@ -40,7 +41,7 @@ def fake_compile(seconds: float, name: str = "_solve_cards") -> None:
 
 @pytest.fixture
 def listening():
-    import nimmt.solver.engine  # noqa: F401  (installs the listener)
+    import nimmt.solver.kernels.engine  # noqa: F401  (installs the listener)
 
     assert notice._state["installed"]
 

@@ -5,7 +5,7 @@ solution files (solve-deal --output, analyse --solution) and batches of deals.
 The reference is the search as it was before issue 17, still selectable: every state of
 at least two cards each kept in full slots (``memo_from=2, compact=False``: three float64
 values a state). Values and strategies must be identical to the bit; player 1's expected
-cows within COWS_TOL (the compact slot keeps them in fixed point, solver.table).
+cows within COWS_TOL (the compact slot keeps them in fixed point, solver.kernels.table).
 """
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ import os
 import numpy as np
 import pytest
 
-from nimmt.solver.deals import (
+from nimmt.solver.base.rules import NimmtError, Rules
+from nimmt.solver.kernels.table import COWS_SCALE, Table
+from nimmt.solver.positions.position import format_position, parse_position
+from nimmt.solver.search.deals import (
     deal_seed,
     load_solution,
     solution_json,
@@ -25,11 +28,8 @@ from nimmt.solver.deals import (
     value_summary,
     write_solution,
 )
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import MEMO_FROM, solve_nash
-from nimmt.solver.position import format_position, parse_position
-from nimmt.solver.rules import NimmtError, Rules
-from nimmt.solver.table import COWS_SCALE, Table
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import MEMO_FROM, solve_nash
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

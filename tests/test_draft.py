@@ -8,7 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from nimmt.solver.draft import (
+from nimmt.solver.base.errors import NimmtError, SearchInterrupted
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.kernels.engine import bot_card
+from nimmt.solver.positions.draft import (
     DraftPosition,
     draft_problems,
     format_draft,
@@ -19,7 +22,8 @@ from nimmt.solver.draft import (
     picker,
     render_draft,
 )
-from nimmt.solver.draftsearch import (
+from nimmt.solver.positions.position import Position
+from nimmt.solver.search.draftsearch import (
     analyse_draft,
     deal_draft,
     deal_logic_position,
@@ -28,11 +32,7 @@ from nimmt.solver.draftsearch import (
     play_logic_games,
     play_logic_round,
 )
-from nimmt.solver.engine import bot_card
-from nimmt.solver.errors import NimmtError, SearchInterrupted
-from nimmt.solver.game import deal_position, simulate
-from nimmt.solver.position import Position
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.search.game import deal_position, simulate
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

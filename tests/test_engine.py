@@ -1,4 +1,4 @@
-"""The numba kernels against the pure-Python reference (``solver/reference.py``).
+"""The numba kernels against the pure-Python reference (``solver/base/reference.py``).
 
 Random but legal turns in bulk (traced card by card), the Python API with its
 steps, whole bot games replayed by the reference, determinism, one hand-made
@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nimmt.solver import engine, reference
-from nimmt.solver.rules import COWS, card_cows, deck_size
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import COWS, card_cows, deck_size
+from nimmt.solver.kernels import engine
 
 from naive import logic_draft as draft
 from naive import replay_cows as replay_game

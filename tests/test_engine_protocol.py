@@ -14,9 +14,7 @@ import time
 from click.testing import CliRunner
 
 from nimmt import cli
-from nimmt.solver.bots import make_policy, moment_of
-from nimmt.solver.position import load_position
-from nimmt.solver.protocol import (
+from nimmt.solver.faces.protocol import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -24,7 +22,9 @@ from nimmt.solver.protocol import (
     PARSE_ERROR,
     Engine,
 )
-from nimmt.solver.review import review_card
+from nimmt.solver.players.bots import make_policy, moment_of
+from nimmt.solver.players.review import review_card
+from nimmt.solver.positions.position import load_position
 
 from cli_checks import assert_one_line_error, invoke
 

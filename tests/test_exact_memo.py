@@ -1,9 +1,9 @@
-"""The exact search's memo: the shared state key (solver.statekey, rows not merged) and
-transposition table (solver.table), doubled inside the kernel, counted in real bytes.
+"""The exact search's memo: the shared state key (solver.kernels.statekey, rows not merged) and
+transposition table (solver.kernels.table), doubled inside the kernel, counted in real bytes.
 
 Key soundness for the exact search's models: random small states (three players, one
 hand known, one hidden: a pool) grouped by their memo key; every group has one value
-by tests/naive.py's brute force (``card_values``, on solver.reference)."""
+by tests/naive.py's brute force (``card_values``, on solver.base.reference)."""
 from __future__ import annotations
 
 import random
@@ -13,19 +13,19 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nimmt.solver import exact
-from nimmt.solver.engine import row_table
-from nimmt.solver.errors import MemoryExceeded
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import parse_position
-from nimmt.solver.rules import COWS, ROW_COUNT, STANDARD_DECK, Rules
-from nimmt.solver.statekey import (
+from nimmt.solver.base.errors import MemoryExceeded
+from nimmt.solver.base.rules import COWS, ROW_COUNT, STANDARD_DECK, Rules
+from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.statekey import (
     L_MERGE_ROWS,
     OWNER_BITS_ANY,
     key_layout,
     key_width,
     state_key,
 )
+from nimmt.solver.positions.position import parse_position
+from nimmt.solver.search import exact
+from nimmt.solver.search.game import deal_position
 
 from naive import card_values
 

@@ -1,4 +1,4 @@
-"""The exact search's transitions (solver.exact), each on one- and two-card states: a
+"""The exact search's transitions (solver.search.exact), each on one- and two-card states: a
 boundary frame begun, its cards and opponent sets walked, a joint action dealt and taken
 back, outcomes folded, forced cards placed, choices pushed, played and settled, a turn
 ended into the memo and a state finished; and the whole search against tests/naive.py's
@@ -11,9 +11,12 @@ import math
 import numpy as np
 import pytest
 
-from nimmt.solver import exact, reference
-from nimmt.solver.engine import row_table
-from nimmt.solver.exact import (
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import HAND_SIZE, ROW_COUNT, Rules
+from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.statekey import key_width
+from nimmt.solver.search import exact
+from nimmt.solver.search.exact import (
     ACC,
     ADDED,
     BEST,
@@ -42,9 +45,7 @@ from nimmt.solver.exact import (
     TURN_OWNERS,
     VALUE,
 )
-from nimmt.solver.game import deal_position
-from nimmt.solver.rules import HAND_SIZE, ROW_COUNT, Rules
-from nimmt.solver.statekey import key_width
+from nimmt.solver.search.game import deal_position
 
 from naive import card_values as brute_force
 

@@ -12,8 +12,8 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.external import parse_arena_bots, parse_bot_commands
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.players.external import parse_arena_bots, parse_bot_commands
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

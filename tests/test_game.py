@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from nimmt.solver import engine, reference
-from nimmt.solver.game import Estimate, simulate, win_shares
-from nimmt.solver.rules import NimmtError, Rules, deck_size, ranks
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import NimmtError, Rules, deck_size, ranks
+from nimmt.solver.kernels import engine
+from nimmt.solver.search.game import Estimate, simulate, win_shares
 
 
 def play(players, *, variant="tactical", bots=None, first=0, count=100, seed=7,
@@ -224,7 +225,7 @@ def test_logic_draft_with_rule_following_bots_is_round_robin_from_the_first_play
     _, _, log = play(players, variant="logic", bots=["closest"] * players, count=2,
                      one_round=True, record_rounds=1)
     top = 10 * players + 4
-    from nimmt.solver.rules import card_cows
+    from nimmt.solver.base.rules import card_cows
     order = sorted(range(1, top + 1), key=lambda c: (card_cows(c), c))
     for g in range(2):
         for p in range(players):

@@ -1,6 +1,6 @@
-"""The win objective over a game (issue 12 item 3, solver/gamewin.py): the continuation's
+"""The win objective over a game (issue 12 item 3, solver/positions/gamewin.py): the continuation's
 dynamic programme against a plain recursion, the exact search against a brute force
-written here on solver/reference.py (scores that do and do not end the game), Monte Carlo
+written here on solver/base/reference.py (scores that do and do not end the game), Monte Carlo
 inside its 99% interval, the bots, the ``threshold`` key (round trip, bad input), and no
 scores = the round's win as before."""
 from __future__ import annotations
@@ -13,12 +13,14 @@ import sys
 import numpy as np
 import pytest
 
-from nimmt.solver import exact, gamewin, montecarlo, reference
-from nimmt.solver.analysis import analyse
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import Position, format_position, parse_position
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.base import reference
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.positions import gamewin
+from nimmt.solver.positions.position import Position, format_position, parse_position
+from nimmt.solver.search import exact, montecarlo
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.game import deal_position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
@@ -272,7 +274,7 @@ def test_analyse_says_what_it_values():
 # ---------------------------------------------------------------- bots
 
 def test_expecti_and_paranoid_play_the_games_best_card():
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     for seed in (1, 4):
         p = scored(deal_position(Rules("tactical", 2), 4, seed=seed), "mixed")
@@ -286,7 +288,7 @@ def test_expecti_and_paranoid_play_the_games_best_card():
 def test_mcs_game_values_are_the_game_win_probability(case):
     """Two cards left: player 1's last card is forced, so flat Monte Carlo's costs are
     1 - the random model's probability of winning the game (within sampling noise)."""
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = scored(deal_position(Rules("tactical", 2), 2, seed=5), case)
     want = {c.card: c.value for c in exact.solve_exact(p, objective="win").cards}
@@ -295,7 +297,7 @@ def test_mcs_game_values_are_the_game_win_probability(case):
 
 
 def test_mcs_lead_in_three_players_is_the_lead_probability():
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = scored(deal_position(Rules("logic", 3), 2, seed=3), "mixed")
     want = {c.card: c.value for c in exact.solve_exact(p, objective="win").cards}
@@ -304,7 +306,7 @@ def test_mcs_lead_in_three_players_is_the_lead_probability():
 
 
 def test_ismcts_with_the_game_is_deterministic():
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = scored(deal_position(Rules("tactical", 2), 7, seed=6), "open")
     cards = [make_policy("ismcts:iterations=300,objective=win", seed=9).choose(p).card
@@ -315,9 +317,9 @@ def test_ismcts_with_the_game_is_deterministic():
 def test_whole_games_give_the_bots_the_threshold(monkeypatch):
     """The arena's whole-game loop shows the bots the game (scores and threshold); one
     round shows none; game records and reviews carry the threshold."""
-    from nimmt.solver import arena, review
-    from nimmt.solver.bots import parse_bots
-    from nimmt.solver.records import replay
+    from nimmt.solver.players import arena, review
+    from nimmt.solver.players.bots import parse_bots
+    from nimmt.solver.players.records import replay
 
     seen: list[Position] = []
     original = arena.Table.view
@@ -360,7 +362,7 @@ def test_threshold_round_trip_apply_turn_and_show(runner):
     assert parse_position(BASE + " threshold=66") != bare  # given: a game, at its start
     assert parse_position(BASE + " threshold=66").in_game
     assert parse_position(BASE + " scores=1,0").in_game
-    from nimmt.solver.position import position_from_mapping
+    from nimmt.solver.positions.position import position_from_mapping
 
     mapped = position_from_mapping({"players": 2, "rows": [[3, 6], [5, 10], [8, 11, 21],
                                                           [16, 19, 23]],
@@ -390,7 +392,7 @@ def test_bad_thresholds_are_one_line(runner, bad, message):
 
 @pytest.mark.parametrize("value", [1.5, True, "a", None, [66]])
 def test_bad_json_thresholds(value):
-    from nimmt.solver.position import position_from_mapping
+    from nimmt.solver.positions.position import position_from_mapping
 
     fields = {"players": 2, "rows": [[3, 6], [5, 10], [8, 11, 21], [16, 19, 23]],
               "hand": [4, 14, 15, 18, 20], "gone": [1, 7, 9, 12], "threshold": value}

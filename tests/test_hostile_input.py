@@ -20,9 +20,9 @@ import pytest
 from nimmt import cli
 from nimmt.puzzles.files import load_set
 from nimmt.puzzles.records import Puzzle
-from nimmt.solver import notice
-from nimmt.solver.position import EXAMPLES, parse_position
-from nimmt.solver.rules import NimmtError, plural
+from nimmt.solver.base import notice
+from nimmt.solver.base.rules import NimmtError, plural
+from nimmt.solver.positions.position import EXAMPLES, parse_position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
@@ -399,7 +399,7 @@ def test_simulate_says_one_game(runner):
 def test_the_compile_notice_fires_once(monkeypatch):
     from numba import njit
 
-    import nimmt.solver.engine  # noqa: F401  (installs the listener)
+    import nimmt.solver.kernels.engine  # noqa: F401  (installs the listener)
 
     calls = []
     monkeypatch.setattr(notice, "on_compile", lambda: calls.append(1))

@@ -6,7 +6,7 @@
 * The best-card line says when the gap between the top cards is within the noise.
 * The seed is in the table's method line.
 * Player 1's rule-following row choice inside the samples is the engine's (fewest cows,
-  ties to the row whose last card is lowest, RULES.md), held against ``solver.reference``.
+  ties to the row whose last card is lowest, RULES.md), held against ``solver.base.reference``.
 """
 from __future__ import annotations
 
@@ -19,13 +19,14 @@ import numpy as np
 import pytest
 
 from nimmt.cli import render_analysis
-from nimmt.solver import exact, montecarlo, reference
-from nimmt.solver.analysis import BOUND_UNIT, Analysis, CardAnalysis, analyse
-from nimmt.solver.engine import row_table
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import format_position, load_position, parse_position
-from nimmt.solver.rules import Rules
-from nimmt.solver.statekey import key_width
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.statekey import key_width
+from nimmt.solver.positions.position import format_position, load_position, parse_position
+from nimmt.solver.search import exact, montecarlo
+from nimmt.solver.search.analysis import BOUND_UNIT, Analysis, CardAnalysis, analyse
+from nimmt.solver.search.game import deal_position
 
 from cli_checks import assert_ok, invoke
 

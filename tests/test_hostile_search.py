@@ -17,13 +17,18 @@ from pathlib import Path
 import pytest
 
 from nimmt import cli
-from nimmt.solver import exact, nash
-from nimmt.solver.analysis import HOPELESS, analyse
-from nimmt.solver.errors import BudgetExceeded, MemoryExceeded, SearchInterrupted, SearchStopped
-from nimmt.solver.exact import solve_exact
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import format_position, parse_position
-from nimmt.solver.rules import NimmtError, Rules
+from nimmt.solver.base.errors import (
+    BudgetExceeded,
+    MemoryExceeded,
+    SearchInterrupted,
+    SearchStopped,
+)
+from nimmt.solver.base.rules import NimmtError, Rules
+from nimmt.solver.positions.position import format_position, parse_position
+from nimmt.solver.search import exact, nash
+from nimmt.solver.search.analysis import HOPELESS, analyse
+from nimmt.solver.search.exact import solve_exact
+from nimmt.solver.search.game import deal_position
 
 from cli_checks import assert_one_line_error, invoke
 

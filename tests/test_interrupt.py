@@ -1,4 +1,4 @@
-"""Ctrl-C has one design (solver/errors.py): it stops the whole command, exit status 130,
+"""Ctrl-C has one design (solver/base/errors.py): it stops the whole command, exit status 130,
 with what finished reported and files whole. No search below a command returns normally
 once it came, nor turns it into an error: each raises SearchInterrupted (a
 KeyboardInterrupt) carrying what it finished.
@@ -21,14 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from nimmt.solver import arena, botmodel, montecarlo
-from nimmt.solver.analysis import analyse
-from nimmt.solver.arena import run_arena
-from nimmt.solver.botmodel import analyse_bots
-from nimmt.solver.bots import parse_bots
-from nimmt.solver.errors import NimmtError, SearchInterrupted
-from nimmt.solver.position import load_position
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.errors import NimmtError, SearchInterrupted
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players import arena, botmodel
+from nimmt.solver.players.arena import run_arena
+from nimmt.solver.players.botmodel import analyse_bots
+from nimmt.solver.players.bots import parse_bots
+from nimmt.solver.positions.position import load_position
+from nimmt.solver.search import montecarlo
+from nimmt.solver.search.analysis import analyse
 
 from cli_checks import invoke
 
@@ -340,7 +341,7 @@ def test_ctrl_c_while_the_equilibrium_s_workers_start_stops_those_started(monkey
     the workers started so far running with no stop flag: they are stopped and waited for."""
     import threading
 
-    from nimmt.solver import nash
+    from nimmt.solver.search import nash
 
     started: list[threading.Thread] = []
 

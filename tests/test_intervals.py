@@ -1,4 +1,4 @@
-"""95% intervals stay inside the range of what they estimate (solver.intervals): shares in
+"""95% intervals stay inside the range of what they estimate (solver.base.intervals): shares in
 [0, 1] by Wilson, cows and regrets never below 0, wherever a command shows them."""
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from scipy.stats import binomtest
 
 from nimmt import cli
 from nimmt.puzzles import study as st
-from nimmt.solver import analysis, montecarlo
-from nimmt.solver.arena import ArenaResult, GameRecord, summarise
-from nimmt.solver.game import Estimate
-from nimmt.solver.intervals import Z95, bounded_interval, mean_interval, share_interval, wilson
-from nimmt.solver.position import load_position
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.intervals import Z95, bounded_interval, mean_interval, share_interval, wilson
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players.arena import ArenaResult, GameRecord, summarise
+from nimmt.solver.positions.position import load_position
+from nimmt.solver.search import analysis, montecarlo
+from nimmt.solver.search.game import Estimate
 
 from cli_checks import assert_ok, invoke
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from nimmt.solver import bots
-from nimmt.solver.bots import make_policy
-from nimmt.solver.game import deal_position
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players import bots
+from nimmt.solver.players.bots import make_policy
+from nimmt.solver.search.game import deal_position
 
 OBJECTIVE = np.int64(bots.OBJECTIVE_CODES["cows"])
 

@@ -1,13 +1,14 @@
-"""The house's layers (issue 11, item 4), checked from the source.
+"""The house's layers, checked from the source.
 
-* Imports go one way, kernels -> position -> searches -> analysis -> puzzles -> cli, with no
-  cycle (function-level imports included: they hide a cycle, they do not remove it).
+* The layers are folders (``FOLDERS``, bottom up: base, kernels, positions, search, players,
+  faces, then puzzles and cli); imports go one way, down or within a folder, with no cycle
+  (function-level imports included: they hide a cycle, they do not remove it).
 * No module imports another's underscore names, except the kernels on the allow-list below
   (being rewritten into one module of turn kernels; the list is to be emptied).
 * Library messages name parameters (``max_nodes``), the command line spells them as its flags
   (``--max-nodes``), in one place: ``cli.cli_message``.
 * Render options are arguments of the renderer, never fields of a result or its JSON.
-* Model, variant, placement and method names come from ``solver.names``.
+* Model, variant, placement and method names come from ``solver.base.names``.
 * Every module has a curated ``__all__``; ``import solver`` exposes the entry points and
   loads no numba.
 """
@@ -26,78 +27,68 @@ import networkx as nx
 import pytest
 
 from nimmt import cli
-from nimmt.solver import names, rules
-from nimmt.solver.errors import NimmtError, param
-from nimmt.solver.names import Method, Model, Placement, Variant
+from nimmt.solver.base import names, rules
+from nimmt.solver.base.errors import NimmtError, param
+from nimmt.solver.base.names import Method, Model, Placement, Variant
 
 from cli_checks import assert_one_line_error, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Each module's layer: a module imports only from its own layer or below, and never in a
-# cycle. A new module gets a line here (the test names any that lacks one).
-LAYERS = {
-    # plain Python: names, errors, the rules as data, files, the pure-Python oracle
-    "solver.names": 0, "solver.errors": 0, "solver.rules": 0, "solver.notice": 0,
-    "solver.kernel_cache": 0, "solver.fileio": 0, "solver.reference": 0,
-    "solver.intervals": 0,  # 95% intervals inside their range, one home
-    "solver.batch": 0, "solver.batchdask": 0,  # the batch commands' execution layer (issue 16)
-    # numba kernels (turns, statekey and table: the search redesign's kernel modules)
-    "solver.engine": 1, "solver.turns": 1, "solver.statekey": 1, "solver.table": 1,
-    "solver.draftkernels": 1,  # the logic draft's kernels (over the engine's)
-    # the Position value
-    "solver.position": 2,
-    "solver.gamewin": 2,  # the win objective over a game: totals, threshold, continuation
-    "solver.draft": 2,  # the draft position (over Position's notation)
-    # the searches
-    "solver.exact": 3, "solver.montecarlo": 3, "solver.nash": 3,
-    "solver.draftsearch": 3,  # the draft's analysis, draft bots, whole logic rounds
-    # built on the searches: principal lines, decision trees, whole games, drawings
-    "solver.line": 4, "solver.tree": 4, "solver.game": 4, "solver.render": 4,
-    # every search result adapted into Analysis
-    "solver.analysis": 5,
-    "solver.deals": 5,  # solved deals: solution files, one deal a unit (issue 17)
-    # bots: the one policy interface, search-backed bots built on analysis
-    "solver.bots": 5,
-    # whole games between bots (the arena); puzzles use the solver
-    "solver.arena": 6,
-    "solver.records": 6, "solver.review": 6,  # game records and their review (issue 14)
-    "solver.play": 6,  # a game at the terminal against bots (issue 14)
-    "solver.external": 6,  # bots in another process, over the engine protocol (issue 14)
-    "solver.queries": 6,  # analyse / bot / review answers shared by cli and the engine
-    "solver.botmodel": 6,  # opponent models from bots (issue 12 item 4)
-    "puzzles.records": 6, "puzzles.files": 6, "puzzles.core": 6, "puzzles.render": 6,
-    "puzzles": 6,
-    "puzzles.study": 6, "puzzles.studyreport": 6,  # endgame studies (issue 15)
-    # the faces: the command line and the package's curated API
-    "cli": 7, "solver": 7,
-    "solver.protocol": 7,  # nimmt engine: JSON-RPC over stdin/stdout (issue 14)
-}
+# The layers are folders. A module imports only from its own folder or one below it, and
+# never in a cycle; the order, bottom up (docs/ARCHITECTURE.md says what each holds):
+FOLDERS = ["solver.base", "solver.kernels", "solver.positions", "solver.search",
+           "solver.players", "solver.faces", "puzzles", "cli"]
+# Declared exceptions: the package's curated API (``import solver``) sits on top, beside cli:
+# it names entry points of every layer, loaded lazily.
+ON_TOP = {"solver": len(FOLDERS) - 1}
 
 # Underscore names still imported across modules: the kernels being rewritten into one
-# module of turn kernels (issue 11, item 1). (importer, module, name); empty it as they go.
+# module of turn kernels. (importer, module, name); empty it as they go.
 UNDERSCORE_ALLOWED: set[tuple[str, str, str]] = set()  # empty: keep it so
 
 
 def source_modules() -> dict[str, Path]:
-    """Every module of the distribution: cli, solver.*, puzzles.*."""
+    """Every module of the distribution: cli, solver.*.*, puzzles.* (a package's
+    ``__init__`` under the package's name)."""
     found = {"cli": ROOT / "cli.py"}
     for package in ("solver", "puzzles"):
-        for path in sorted((ROOT / package).glob("*.py")):
-            found[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
     return found
 
 
 MODULES = source_modules()
 
 
+def layer_of(module: str) -> int | None:
+    """The module's layer: the index of its folder in FOLDERS, or a declared exception."""
+    if module in ON_TOP:
+        return ON_TOP[module]
+    for index, folder in enumerate(FOLDERS):
+        if module == folder or module.startswith(folder + "."):
+            return index
+    return None
+
+
+LAYERS = {module: layer_of(module) for module in MODULES}
+
+
 def resolve(module: str, node: ast.ImportFrom) -> str:
-    """The absolute module an ``from X import ...`` names (relative ones resolved)."""
+    """The absolute module an ``from X import ...`` names (relative ones resolved; the
+    package ``nimmt`` is the checkout's root, so ``from .solver`` in cli is ``solver``)."""
     if not node.level:  # the installed name nimmt.solver.x is the module solver.x here
         return (node.module or "").removeprefix("nimmt.")
     package = module if MODULES[module].stem == "__init__" else module.rpartition(".")[0]
+    if module == "cli":
+        package = ""
     for _ in range(node.level - 1):
         package = package.rpartition(".")[0]
+    if not package:
+        return node.module or ""
     return f"{package}.{node.module}" if node.module else package
 
 
@@ -130,8 +121,20 @@ def import_graph() -> nx.DiGraph:
 
 # ---------------------------------------------------------------- layers
 
-def test_every_module_has_a_layer():
-    assert sorted(set(MODULES) - set(LAYERS)) == []
+def test_every_module_lives_in_a_layer_folder():
+    assert sorted(m for m, layer in LAYERS.items() if layer is None) == []
+
+
+def test_pyproject_lists_every_package():
+    """A folder with an ``__init__.py`` and no line in pyproject.toml is left out of a wheel."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    packages = {"nimmt"} | {"nimmt." + ".".join(p.parent.relative_to(ROOT).parts)
+                            for top in ("solver", "puzzles")
+                            for p in (ROOT / top).rglob("__init__.py")}
+    assert listed == packages
 
 
 def test_no_import_cycle():
@@ -148,14 +151,14 @@ def test_imports_go_down_the_layers():
 
 def test_searches_never_import_analysis():
     graph = import_graph()
-    for search in ("solver.exact", "solver.montecarlo", "solver.nash"):
-        assert not nx.has_path(graph, search, "solver.analysis"), search
+    for search in ("solver.search.exact", "solver.search.montecarlo", "solver.search.nash"):
+        assert not nx.has_path(graph, search, "solver.search.analysis"), search
 
 
 def test_the_solver_never_imports_puzzles_or_cli():
     graph = import_graph()
     for module in MODULES:
-        if module.startswith("solver."):
+        if module.startswith("solver"):
             reach = nx.descendants(graph, module)
             assert not {m for m in reach if m == "cli" or m.startswith("puzzles")}, module
 
@@ -269,9 +272,9 @@ BUDGET_CLI = ("exact search would take about 1.7e+29 nodes, over the budget of 1
 
 
 def test_budget_message_in_python_and_on_the_command_line(runner):
-    from nimmt.solver.analysis import analyse
-    from nimmt.solver.errors import BudgetExceeded
-    from nimmt.solver.position import load_position
+    from nimmt.solver.base.errors import BudgetExceeded
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.analysis import analyse
 
     with pytest.raises(BudgetExceeded) as info:
         analyse(load_position("example-standard"), method="exact", max_nodes=10)
@@ -290,8 +293,8 @@ TREE_CLI = ("this tree would have at least 31 nodes (its first turn alone: 5 opp
 
 
 def test_tree_message_in_python_and_on_the_command_line(runner):
-    from nimmt.solver.position import load_position
-    from nimmt.solver.tree import build_tree
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.tree import build_tree
 
     with pytest.raises(NimmtError) as info:
         build_tree(load_position("example"), max_nodes=5)
@@ -302,8 +305,8 @@ def test_tree_message_in_python_and_on_the_command_line(runner):
 
 
 def test_nash_refusal_in_python_and_on_the_command_line(runner):
-    from nimmt.solver.nash import check_nash_position
-    from nimmt.solver.position import load_position
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.nash import check_nash_position
 
     with pytest.raises(NimmtError) as info:
         check_nash_position(load_position("example-3p"))
@@ -313,8 +316,8 @@ def test_nash_refusal_in_python_and_on_the_command_line(runner):
 
 
 def test_samples_message_names_the_parameter():
-    from nimmt.solver.montecarlo import run_montecarlo
-    from nimmt.solver.position import load_position
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.montecarlo import run_montecarlo
 
     with pytest.raises(NimmtError, match=r"^samples must be at least 2") as info:
         run_montecarlo(load_position("example"), samples=1)
@@ -325,7 +328,7 @@ def test_an_error_keeps_its_parameters_through_pickling():
     """Puzzle generation's worker processes send errors back pickled."""
     import pickle
 
-    from nimmt.solver.errors import BudgetExceeded
+    from nimmt.solver.base.errors import BudgetExceeded
 
     error = BudgetExceeded(f"raise {param('max_nodes', beside=True)}", nodes=5)
     again = pickle.loads(pickle.dumps(error))
@@ -348,8 +351,8 @@ def test_json_carries_no_render_options(runner, flags):
 
 
 def test_render_options_are_arguments(runner):
-    from nimmt.solver.analysis import analyse
-    from nimmt.solver.position import load_position
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.analysis import analyse
 
     result = analyse(load_position("example"), opponents="nash")
     before = dict(result.extra)
@@ -364,9 +367,9 @@ def test_render_options_are_arguments(runner):
 
 
 def test_exact_and_montecarlo_keep_their_node_estimate():
-    from nimmt.solver.analysis import analyse
-    from nimmt.solver.exact import estimate_nodes
-    from nimmt.solver.position import load_position
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.analysis import analyse
+    from nimmt.solver.search.exact import estimate_nodes
 
     position = load_position("example")
     data = analyse(position, opponents="worst").to_json()
@@ -379,7 +382,7 @@ def test_rules_tuples_are_the_enums():
     assert rules.MODELS == tuple(Model) == ("random", "worst", "nash")
     assert rules.VARIANTS == tuple(Variant) == ("standard", "tactical", "logic")
     assert rules.PLACEMENTS == tuple(Placement) == ("normal", "professional")
-    from nimmt.solver.analysis import METHODS, OPPONENTS
+    from nimmt.solver.search.analysis import METHODS, OPPONENTS
 
     assert OPPONENTS == rules.MODELS and METHODS == tuple(Method)
     assert all(type(name) is str for name in rules.MODELS + rules.VARIANTS + rules.PLACEMENTS)
@@ -394,7 +397,7 @@ def test_cli_choices_come_from_the_enums():
     commands = cli.cli.commands
     puzzles = commands["puzzles"].commands
     # analyse --opponents: a model (its names from the enum) or a bot (issue 12 item 4)
-    from nimmt.solver.analysis import OPPONENTS
+    from nimmt.solver.search.analysis import OPPONENTS
     assert list(OPPONENTS) == [str(m) for m in Model]
     assert choices_of(commands["analyse"], "method") == list(Method)
     assert choices_of(commands["tree"], "opponents") == list(Model)
@@ -406,8 +409,8 @@ def test_cli_choices_come_from_the_enums():
 
 
 def test_enum_members_work_wherever_names_do():
-    from nimmt.solver.analysis import analyse
-    from nimmt.solver.position import load_position
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.analysis import analyse
 
     position = load_position("example")
     by_name = analyse(position, opponents="worst").to_json()
@@ -419,9 +422,13 @@ def test_enum_members_work_wherever_names_do():
 
 # ---------------------------------------------------------------- public API
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m not in ("cli",)))
+LAYER_PACKAGES = [m for m in MODULES if m in FOLDERS]  # the folders' own __init__
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES
+                                          if m not in ("cli", *LAYER_PACKAGES)))
 def test_every_module_lists_its_public_names(module):
-    if module in ("solver.turns", "solver.statekey", "solver.table"):
+    if module in ("solver.kernels.turns", "solver.kernels.statekey", "solver.kernels.table"):
         pytest.skip("kernel modules of the search redesign")
     mod = importlib.import_module(f"nimmt.{module}")
     assert isinstance(mod.__all__, list) and mod.__all__, module
@@ -445,7 +452,8 @@ def test_the_package_exposes_the_entry_points_without_numba():
 
 def test_the_package_entry_points_are_the_modules_objects():
     import nimmt.solver as solver
-    from nimmt.solver import analysis, exact, line, nash, position
+    from nimmt.solver.positions import position
+    from nimmt.solver.search import analysis, exact, line, nash
 
     assert solver.analyse is analysis.analyse and solver.solve_exact is exact.solve_exact
     assert solver.solve_nash is nash.solve_nash and solver.principal_line is line.principal_line

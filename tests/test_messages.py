@@ -24,7 +24,7 @@ def _engine(params: dict) -> str:
 
 
 def cli_engine(out):
-    from nimmt.solver.protocol import Engine
+    from nimmt.solver.faces.protocol import Engine
 
     return Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
 
@@ -85,7 +85,7 @@ def test_command_line_names_the_flag_alone(runner):
 # ---------------------------------------------------------------- solve-deal's stops
 
 def _stop_at_once(monkeypatch, error: BaseException) -> None:
-    from nimmt.solver import nash
+    from nimmt.solver.search import nash
 
     def stopped(*args, **kwargs):
         raise error
@@ -107,7 +107,7 @@ def test_ctrl_c_before_any_cell_names_no_file_it_did_not_write(runner, tmp_path,
 
 def test_time_limit_before_any_cell_names_no_file_it_did_not_write(runner, tmp_path,
                                                                    monkeypatch):
-    from nimmt.solver.errors import NashStopped
+    from nimmt.solver.base.errors import NashStopped
 
     path = tmp_path / "deal.ckpt.json"
     _stop_at_once(monkeypatch, NashStopped("stopped by the time limit"))
@@ -119,9 +119,9 @@ def test_time_limit_before_any_cell_names_no_file_it_did_not_write(runner, tmp_p
 
 
 def test_a_stop_after_cells_says_where_they_are_kept(capsys, tmp_path):
-    from nimmt.solver.deals import Checkpoint
-    from nimmt.solver.game import deal_position
-    from nimmt.solver.rules import Rules
+    from nimmt.solver.base.rules import Rules
+    from nimmt.solver.search.deals import Checkpoint
+    from nimmt.solver.search.game import deal_position
 
     path = str(tmp_path / "deal.ckpt.json")
     kept = Checkpoint(path, deal_position(Rules("tactical", 2, "normal"), 4, 4))
@@ -136,9 +136,9 @@ def test_a_stop_after_cells_says_where_they_are_kept(capsys, tmp_path):
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_the_estimate_below_four_cards_is_the_states_stored_none(k):
-    from nimmt.solver.game import deal_position
-    from nimmt.solver.nash import estimate_states, solve_nash
-    from nimmt.solver.rules import Rules
+    from nimmt.solver.base.rules import Rules
+    from nimmt.solver.search.game import deal_position
+    from nimmt.solver.search.nash import estimate_states, solve_nash
 
     position = deal_position(Rules("tactical", 2, "normal"), k, 4)
     assert estimate_states(position) == 0 == solve_nash(position, workers=1).stored
@@ -210,7 +210,7 @@ def _unwritable_package(tmp_path, monkeypatch):
 
 
 def _run(source: str, root, capsys) -> tuple[bool, dict, str]:
-    from nimmt.solver import kernel_cache
+    from nimmt.solver.kernels import kernel_cache
 
     environ = {"HOME": "/proc/no-home"}  # a new run: nothing inherited
     cached = kernel_cache.configure(source, environ, str(root))
@@ -218,7 +218,7 @@ def _run(source: str, root, capsys) -> tuple[bool, dict, str]:
 
 
 def test_the_private_cache_folder_is_noted_once(tmp_path, monkeypatch, capsys):
-    from nimmt.solver import kernel_cache
+    from nimmt.solver.kernels import kernel_cache
 
     source, root = _unwritable_package(tmp_path, monkeypatch)
     folder = root / f"nimmt-numba-cache-{os.geteuid()}"

@@ -2,8 +2,9 @@
 independent brute force.
 
 The brute force (``naive.NashBrute``) is written from RULES.md and DESIGN.md only, on
-``solver.reference``: it imports nothing from nimmt.solver.exact, solver.engine or
-solver.nash (those are imported only to be tested). It is a plain recursion:
+``solver.base.reference``: it imports nothing from nimmt.solver.search.exact,
+solver.kernels.engine or solver.search.nash (those are imported only to be tested). It is a
+plain recursion:
 
 * D = player 1's cows - player 2's cows over the rest of the round; player 1
   minimises D, player 2 maximises it;
@@ -30,12 +31,14 @@ import numpy as np
 import pytest
 
 from nimmt.cli import cli_message
-from nimmt.solver import reference
-from nimmt.solver.analysis import analyse_nash  # noqa: E402
-from nimmt.solver.game import deal_position
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import NimmtError, Rules, card_cows
+from nimmt.solver.positions.position import EXAMPLES, Position, format_position, parse_position
+from nimmt.solver.search.analysis import analyse_nash  # noqa: E402
+from nimmt.solver.search.game import deal_position
 
 # imported to be tested (never used by the brute force)
-from nimmt.solver.nash import (  # noqa: E402
+from nimmt.solver.search.nash import (  # noqa: E402
     BYTES_PER_STATE,
     NO_ORACLE,
     NashResult,
@@ -44,15 +47,13 @@ from nimmt.solver.nash import (  # noqa: E402
     largest_fitting_k,
     solve_nash,
 )
-from nimmt.solver.position import EXAMPLES, Position, format_position, parse_position
-from nimmt.solver.rules import NimmtError, Rules, card_cows
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from naive import NashBrute as Brute
 from naive import highs_batch
 
 TOL = 1e-9
-# the table keeps cows to 2**-24 a state (solver.table COWS_SCALE), rounded once a level
+# the table keeps cows to 2**-24 a state (solver.kernels.table COWS_SCALE), rounded once a level
 COWS_TOL = 1e-6
 P1, P2 = 1, 2
 
@@ -658,7 +659,7 @@ def test_windowed_search_cuts_off_states():
 
 # ---------------------------------------------------------------- workers and the table
 
-from nimmt.solver import nash as nash_module  # noqa: E402
+from nimmt.solver.search import nash as nash_module  # noqa: E402
 
 
 @pytest.mark.parametrize("case", [("tactical", "normal", 5, 41), ("logic", "professional", 5, 42),

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from nimmt.solver import nash
-from nimmt.solver.rules import HAND_SIZE
+from nimmt.solver.base.rules import HAND_SIZE
+from nimmt.solver.search import nash
 
 # rows 4 and 8, 6 and 9, 0 and 7 equal but for 1e-13 (found by a random search)
 NEAR_EQUAL = np.array([

@@ -10,17 +10,17 @@ import json
 import numpy as np
 import pytest
 
-from nimmt.solver import nash
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import replacing_slots, slot_bytes, solve_nash
-from nimmt.solver.rules import Rules
-from nimmt.solver.table import (
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.kernels.table import (
     REACH,
     Table,
     _probe_within,
     _replaceable,
     _store_compact,
 )
+from nimmt.solver.search import nash
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import replacing_slots, slot_bytes, solve_nash
 
 from cli_checks import assert_ok, invoke
 

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from nimmt.solver import nash, reference
-from nimmt.solver.errors import MemoryExceeded
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import (
+from nimmt.solver.base import reference
+from nimmt.solver.base.errors import MemoryExceeded
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.kernels.table import MAX_LOAD
+from nimmt.solver.positions.position import format_position
+from nimmt.solver.search import nash
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import (
     FULL_LOAD,
     NO_ORACLE,
     estimate_bytes,
@@ -20,9 +24,6 @@ from nimmt.solver.nash import (
     solve_nash,
     table_slots,
 )
-from nimmt.solver.position import format_position
-from nimmt.solver.rules import Rules
-from nimmt.solver.table import MAX_LOAD
 
 P1, P2 = 1, 2
 GIB = 2**30

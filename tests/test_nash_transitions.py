@@ -1,4 +1,4 @@
-"""The equilibrium search's transitions (solver.nash), each on one- and two-card states:
+"""The equilibrium search's transitions (solver.search.nash), each on one- and two-card states:
 cells and leaves encoded, a cell expanded into its leaves and combined back, the last
 turn, the best-reply schedule, the table answers and stores, frames pushed and popped."""
 from __future__ import annotations
@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from test_nash import Brute
 
-from nimmt.solver import nash, reference
-from nimmt.solver.engine import row_table
-from nimmt.solver.rules import HAND_SIZE, ROW_COUNT
-from nimmt.solver.statekey import two_hands_layout
-from nimmt.solver.table import Table
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import HAND_SIZE, ROW_COUNT
+from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.statekey import two_hands_layout
+from nimmt.solver.kernels.table import Table
+from nimmt.solver.search import nash
 
 LAYOUT = two_hands_layout(False)
 

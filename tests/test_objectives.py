@@ -1,5 +1,5 @@
 """Objectives (issue 12 item 3): ``cows``, ``margin`` and ``win`` in the exact search and
-in Monte Carlo, against a brute force written here on solver/reference.py; the ``taken``
+in Monte Carlo, against a brute force written here on solver/base/reference.py; the ``taken``
 key of the notation (round trip, validation)."""
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import itertools
 
 import pytest
 
-from nimmt.solver import exact, montecarlo, reference
-from nimmt.solver.analysis import analyse
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import Position, format_position, parse_position
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.base import reference
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.positions.position import Position, format_position, parse_position
+from nimmt.solver.search import exact, montecarlo
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.game import deal_position
 
 TOL = 1e-9
 
@@ -213,7 +214,7 @@ def test_taken_validation(bad, message):
 
 
 def test_taken_from_json_mapping():
-    from nimmt.solver.position import position_from_mapping
+    from nimmt.solver.positions.position import position_from_mapping
 
     start = deal_position(Rules("tactical", 2), 10, seed=1)
     fields = {"players": 2, "rows": [list(r) for r in start.rows], "hand": list(start.hand)}
@@ -235,7 +236,7 @@ def exact_small_positions():
 
 
 def test_objective_is_a_bot_parameter():
-    from nimmt.solver.bots import parse_bot
+    from nimmt.solver.players.bots import parse_bot
 
     for name in ("expecti", "paranoid", "nash", "mcs", "ismcts"):
         spec = parse_bot(f"{name}:objective=win")
@@ -250,7 +251,7 @@ def test_objective_is_a_bot_parameter():
 @pytest.mark.parametrize("objective", ["margin", "win"])
 @pytest.mark.parametrize("index", range(3))
 def test_expecti_and_paranoid_play_the_objectives_best_card(objective, index):
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = exact_small_positions()[index]
     for bot, model in (("expecti", "random"), ("paranoid", "worst")):
@@ -266,7 +267,7 @@ def test_expecti_and_paranoid_play_the_objectives_best_card(objective, index):
                                   "expecti:samples=30,objective=win",
                                   "nash:samples=30,objective=margin"])
 def test_bots_with_an_objective_are_deterministic_for_a_seed(name):
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = with_taken(deal_position(Rules("tactical", 2), 8, seed=6),
                    split_gone(deal_position(Rules("tactical", 2), 8, seed=6), 6))
@@ -277,7 +278,7 @@ def test_bots_with_an_objective_are_deterministic_for_a_seed(name):
 def test_mcs_win_values_are_the_win_probability():
     """Two cards left: player 1's last card is forced, so flat Monte Carlo's costs are
     1 - the random model's win probability (within sampling noise)."""
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = deal_position(Rules("tactical", 2), 2, seed=5)
     p = with_taken(p, split_gone(p, 5))
@@ -287,7 +288,7 @@ def test_mcs_win_values_are_the_win_probability():
 
 
 def test_win_bots_need_the_cows_taken():
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
 
     p = deal_position(Rules("tactical", 2), 4, seed=1)
     assert p.taken is None and p.taken_so_far is None

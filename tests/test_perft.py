@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from nimmt.solver import engine, turns
-from nimmt.solver.rules import COWS
+from nimmt.solver.base.rules import COWS
+from nimmt.solver.kernels import engine, turns
 
 from naive import after_turn
 from naive import perft as reference_perft

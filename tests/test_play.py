@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from nimmt.solver.arena import deal_cards
-from nimmt.solver.bots import BotSpec, parse_bot
-from nimmt.solver.play import hint_model, rows_text
-from nimmt.solver.records import load_record, replay
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.players.arena import deal_cards
+from nimmt.solver.players.bots import BotSpec, parse_bot
+from nimmt.solver.players.play import hint_model, rows_text
+from nimmt.solver.players.records import load_record, replay
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
@@ -81,7 +81,7 @@ def test_play_bad_options(runner, tmp_path):
 
 def test_ctrl_c_saves_the_record(runner, tmp_path, monkeypatch):
     """Ctrl-C (here: inside a hint) stops the game, saves the record, exit status 130."""
-    from nimmt.solver import play as playing
+    from nimmt.solver.players import play as playing
 
     def interrupted(self, position):
         raise KeyboardInterrupt
@@ -130,7 +130,7 @@ def test_the_row_prompt_shows_the_turn_and_offers_a_hint(runner, tmp_path):
 def test_hints_value_against_the_seated_bots_where_there_is_a_model(runner, tmp_path,
                                                                      monkeypatch, bots,
                                                                      model, said):
-    from nimmt.solver import play as playing
+    from nimmt.solver.players import play as playing
 
     asked = []
     real = playing.analyse_any

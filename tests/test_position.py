@@ -10,10 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nimmt.solver.engine import TurnOutcome
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import Position, format_position, load_position, parse_position, problems
-from nimmt.solver.rules import PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows
+from nimmt.solver.base.rules import PLACEMENTS, VARIANTS, NimmtError, Rules, card_cows
+from nimmt.solver.kernels.engine import TurnOutcome
+from nimmt.solver.positions.position import (
+    Position,
+    format_position,
+    load_position,
+    parse_position,
+    problems,
+)
+from nimmt.solver.search.game import deal_position
 
 # The README / docstring example: tactical, 2 players, 3 cards left, p2 derived.
 BASE = "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
@@ -535,16 +541,16 @@ def test_every_constructor_path_refuses_an_invalid_value(tmp_path, monkeypatch):
         Position(p.variant, p.players, p.placement, p.rows, ("13", "18", "22"),
                  p.other_hands, p.gone, p.scores)
     # apply_turn builds its result through the same checks: a turn that lost a card fails
-    import nimmt.solver.engine  # noqa: F401
+    import nimmt.solver.kernels.engine  # noqa: F401
     from nimmt import solver
 
-    real = solver.engine.resolve_turn
+    real = solver.kernels.engine.resolve_turn
 
     def losing_a_card(*args, **kwargs):
         outcome = real(*args, **kwargs)
         return dataclasses.replace(outcome, rows=outcome.rows[:3] + ((24,),))  # 23 lost
 
-    monkeypatch.setattr(solver.engine, "resolve_turn", losing_a_card)
+    monkeypatch.setattr(solver.kernels.engine, "resolve_turn", losing_a_card)
     with pytest.raises(NimmtError):
         p.apply_turn([13, 15])
 

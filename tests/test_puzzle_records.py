@@ -11,10 +11,10 @@ import pytest
 from nimmt.puzzles import files
 from nimmt.puzzles.core import refutation
 from nimmt.puzzles.records import Puzzle, PuzzleSet, RefutationTurn, SetStats, Settings
-from nimmt.solver.analysis import OPPONENTS
-from nimmt.solver.line import LineTurn, Play, RowChoice, opponent_sets, principal_line
-from nimmt.solver.position import parse_position
-from nimmt.solver.rules import MODELS, NimmtError
+from nimmt.solver.base.rules import MODELS, NimmtError
+from nimmt.solver.positions.position import parse_position
+from nimmt.solver.search.analysis import OPPONENTS
+from nimmt.solver.search.line import LineTurn, Play, RowChoice, opponent_sets, principal_line
 
 from cli_checks import assert_one_line_error, invoke
 
@@ -203,7 +203,7 @@ def test_principal_line_refuses_a_bad_card_or_model():
 def _tree_line(position, card: int, model: str) -> list[tuple[int, str, int]]:
     """The line read off decision trees of depth 1, as puzzles made it before the principal
     line: an independent route to the same turns (the trees' own row-choice search)."""
-    from nimmt.solver.tree import build_tree
+    from nimmt.solver.search.tree import build_tree
 
     line = []
     while position.cards_left:

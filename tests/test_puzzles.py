@@ -26,10 +26,10 @@ import pytest
 from nimmt.puzzles import files, render
 from nimmt.puzzles.core import DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate
 from nimmt.puzzles.records import Puzzle, PuzzleSet
-from nimmt.solver.analysis import analyse
-from nimmt.solver.position import format_position, parse_position
-from nimmt.solver.render import rows_svg
-from nimmt.solver.rules import NimmtError
+from nimmt.solver.base.rules import NimmtError
+from nimmt.solver.faces.render import rows_svg
+from nimmt.solver.positions.position import format_position, parse_position
+from nimmt.solver.search.analysis import analyse
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

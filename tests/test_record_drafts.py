@@ -10,12 +10,12 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from nimmt.solver.arena import deal_cards, deal_round, run_arena
-from nimmt.solver.bots import parse_bots
-from nimmt.solver.draft import picker
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.records import build_record, load_record, replay, validate_record
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.players.arena import deal_cards, deal_round, run_arena
+from nimmt.solver.players.bots import parse_bots
+from nimmt.solver.players.records import build_record, load_record, replay, validate_record
+from nimmt.solver.positions.draft import picker
 
 from cli_checks import assert_ok, invoke
 

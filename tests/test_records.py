@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from nimmt.solver.arena import run_arena, simulate_bots
-from nimmt.solver.bots import parse_bots
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.records import FORMAT, build_record, load_record, replay, save_record
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players.arena import run_arena, simulate_bots
+from nimmt.solver.players.bots import parse_bots
+from nimmt.solver.players.records import FORMAT, build_record, load_record, replay, save_record
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

@@ -7,14 +7,21 @@ import random
 
 import pytest
 
-from nimmt.solver.analysis import analyse
-from nimmt.solver.arena import deal_cards, simulate_bots
-from nimmt.solver.bots import parse_bots, row_choices
-from nimmt.solver.errors import SearchInterrupted
-from nimmt.solver.position import Position, parse_position
-from nimmt.solver.records import build_record
-from nimmt.solver.review import LABELS, Decision, GameReview, label_of, regret_figure, review_game
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.errors import SearchInterrupted
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.players.arena import deal_cards, simulate_bots
+from nimmt.solver.players.bots import parse_bots, row_choices
+from nimmt.solver.players.records import build_record
+from nimmt.solver.players.review import (
+    LABELS,
+    Decision,
+    GameReview,
+    label_of,
+    regret_figure,
+    review_game,
+)
+from nimmt.solver.positions.position import Position, parse_position
+from nimmt.solver.search.analysis import analyse
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

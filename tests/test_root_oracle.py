@@ -15,17 +15,18 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from nimmt.solver.batch import Backend
-from nimmt.solver.deals import (
+from nimmt.solver.base.batch import Backend
+from nimmt.solver.base.errors import NashStopped
+from nimmt.solver.base.rules import NimmtError, Rules
+from nimmt.solver.search.deals import (
     Checkpoint,
     load_solution,
     solution_json,
     solve_by_cells,
     write_solution,
 )
-from nimmt.solver.errors import NashStopped
-from nimmt.solver.game import deal_position
-from nimmt.solver.nash import (
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.nash import (
     ROOT_NEEDED,
     nash_from_cells,
     oracle_cells,
@@ -33,7 +34,6 @@ from nimmt.solver.nash import (
     root_oracle,
     solve_nash,
 )
-from nimmt.solver.rules import NimmtError, Rules
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 from test_deals import assert_same_equilibrium

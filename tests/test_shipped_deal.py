@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from nimmt.solver.deals import Checkpoint, load_solution
-from nimmt.solver.game import deal_position
-from nimmt.solver.rules import Rules
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.search.deals import Checkpoint, load_solution
+from nimmt.solver.search.game import deal_position
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 SOLUTION = RESULTS / "k10-seed10.solution.json"

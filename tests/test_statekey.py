@@ -1,7 +1,7 @@
-"""Key soundness (solver.statekey): states with equal keys have equal values.
+"""Key soundness (solver.kernels.statekey): states with equal keys have equal values.
 
 The values are the equilibrium's (player 1's cows minus player 2's, both hands known),
-by test_nash's brute force on solver.reference. Pairs of states with equal keys come
+by test_nash's brute force on solver.base.reference. Pairs of states with equal keys come
 two ways: relabelling card values keeping their order and cows (the key must not
 change), and random small states grouped by key (the abstractions — ranks, dead rows
 by cows, lengths counted down — make different states collide)."""
@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_nash import Brute
 
-from nimmt.solver.engine import row_table
-from nimmt.solver.rules import COWS, ROW_LIMIT, STANDARD_DECK
-from nimmt.solver.statekey import (
+from nimmt.solver.base.rules import COWS, ROW_LIMIT, STANDARD_DECK
+from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.statekey import (
     L_WIDTH,
     OWNER_BITS_ANY,
     OWNER_BITS_TWO,

@@ -10,9 +10,14 @@ import sys
 import pytest
 
 from nimmt import cli
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.position import EXAMPLES, POSITION_FILE_LIMIT, load_position, parse_position
-from nimmt.solver.protocol import INVALID_PARAMS, Engine
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.faces.protocol import INVALID_PARAMS, Engine
+from nimmt.solver.positions.position import (
+    EXAMPLES,
+    POSITION_FILE_LIMIT,
+    load_position,
+    parse_position,
+)
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

@@ -9,9 +9,9 @@ import pytest
 
 from nimmt.puzzles import study as st
 from nimmt.puzzles import studyreport
-from nimmt.solver.analysis import analyse
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.position import parse_position
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.positions.position import parse_position
+from nimmt.solver.search.analysis import analyse
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

@@ -1,4 +1,4 @@
-"""The transposition table (solver.table): store, probe, doubling, torn entries."""
+"""The transposition table (solver.kernels.table): store, probe, doubling, torn entries."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from nimmt.solver.table import EMPTY, Table, check_word, probe, store  # noqa: F401
+from nimmt.solver.kernels.table import EMPTY, Table, check_word, probe, store  # noqa: F401
 
 
 def keys(count, width, seed=0):

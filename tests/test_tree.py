@@ -1,4 +1,4 @@
-"""Decision trees (``nimmt tree``, solver/tree.py; DESIGN.md section 4, "Decision trees").
+"""Decision trees (``nimmt tree``, solver/search/tree.py; DESIGN.md section 4, "Decision trees").
 
 Every node has ``position``, ``value`` (player 1's view, in the model's unit) and ``actor``
 (p1, chance, opponents, choice, leaf); every edge has ``label``, ``probability`` (where the
@@ -10,7 +10,7 @@ names the root. The checks here:
   maximising edge;
 * every node's value follows from its children (min for player 1, max for the adversary,
   expectation under chance), leaves are worth 0 and hold the cows taken on their path;
-* the node count equals an independent enumeration written on ``solver/reference.py``;
+* the node count equals an independent enumeration written on ``solver/base/reference.py``;
 * --best-only, --depth, --min-probability and --merge cut the full tree as they say;
 * the writers round-trip through networkx's readers (GraphML, GEXF, JSON), the DOT parses,
   SVG is made when Graphviz is present, and writing is atomic;
@@ -29,12 +29,12 @@ from collections import Counter
 import networkx as nx
 import pytest
 
-from nimmt.solver import reference
-from nimmt.solver.analysis import analyse
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import format_position, load_position
-from nimmt.solver.rules import NimmtError, Rules
-from nimmt.solver.tree import build_tree, count_nodes, format_tree_text, write_tree
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import NimmtError, Rules
+from nimmt.solver.positions.position import format_position, load_position
+from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.tree import build_tree, count_nodes, format_tree_text, write_tree
 
 from cli_checks import assert_ok, assert_one_line_error
 from cli_checks import invoke as run
@@ -589,7 +589,7 @@ def test_svg(tmp_path):
 
 
 def test_svg_without_graphviz_is_a_clear_error(tmp_path, monkeypatch):
-    import nimmt.solver.tree as tree_module
+    import nimmt.solver.search.tree as tree_module
 
     monkeypatch.setattr(tree_module.shutil, "which", lambda name: None)
     with pytest.raises(NimmtError, match="Graphviz"):

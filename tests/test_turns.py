@@ -1,4 +1,4 @@
-"""solver/turns.py against the reference engine, on one- and two-card states.
+"""solver/kernels/turns.py against the reference engine, on one- and two-card states.
 
 Rows are dealt from a small deck so that low cards, sixth cards and professional ties
 come up often; every state is checked for every option.
@@ -11,9 +11,10 @@ import random
 import numpy as np
 import pytest
 
-from nimmt.solver import engine, reference, turns
-from nimmt.solver.engine import END_TAKE, END_TIE, NO_CHOICE, SIDE_LEFT, SIDE_RIGHT
-from nimmt.solver.rules import ROW_COUNT
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import ROW_COUNT
+from nimmt.solver.kernels import engine, turns
+from nimmt.solver.kernels.engine import END_TAKE, END_TIE, NO_CHOICE, SIDE_LEFT, SIDE_RIGHT
 
 DECK = 34  # small: lows, sixths and ties are common
 

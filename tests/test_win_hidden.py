@@ -1,5 +1,5 @@
 """The win objective with two or more hidden hands (issue 12 item 3): the exact search
-(solver/exact.py "hidden seats") and Monte Carlo against brute forces written here.
+(solver/search/exact.py "hidden seats") and Monte Carlo against brute forces written here.
 
 The model: every consistent split of the pool equally likely, every opponent playing a
 uniformly random card of its hand (random) or the adversary choosing (worst); each player
@@ -17,11 +17,12 @@ import pytest
 from test_game_objective import in_game
 from test_objectives import brute_values, split_gone, with_taken
 
-from nimmt.solver import exact, montecarlo, reference
-from nimmt.solver.errors import NimmtError
-from nimmt.solver.game import deal_position
-from nimmt.solver.position import Position, format_position, parse_position
-from nimmt.solver.rules import Rules, card_cows
+from nimmt.solver.base import reference
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.positions.position import Position, format_position, parse_position
+from nimmt.solver.search import exact, montecarlo
+from nimmt.solver.search.game import deal_position
 
 TOL = 1e-9
 
@@ -316,8 +317,8 @@ def test_goal_tells_hidden_seats_apart_only_for_win_with_two_or_more():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_search_bots_play_win_with_hidden_hands(players):
-    from nimmt.solver.analysis import analyse
-    from nimmt.solver.bots import make_policy
+    from nimmt.solver.players.bots import make_policy
+    from nimmt.solver.search.analysis import analyse
 
     position = deal_position(Rules("tactical", players), 3, seed=players)
     p = with_taken(position, split_gone(position, players))

@@ -1,0 +1,981 @@
+"""Bots: one policy interface for every player that chooses a card and its row choices.
+
+A bot is built from a name that may carry parameters, ``expecti:samples=500,time=0.2``
+(``make_policy``), and answers two questions, always from its own seat's view (a
+``Position`` whose player 1 is the bot: its own hand, the rows, the cards gone; hidden
+hands form the pool in tactical and standard, every hand is known in logic):
+
+* ``choose(position) -> Decision``: the card to play, with the row choices it would make
+  for that card on the rows as they are (which row to take if the card has no legal end,
+  which end on a professional tie; -1 is the rule-following choice of docs/RULES.md);
+* ``choose_option(moment) -> int``: the choice to make now that the turn's cards are
+  revealed and its card has reached the rows with more than one option (a ``Moment``:
+  the position before the turn, every card of the turn, the choices made before it and
+  the rows it meets). The answer is an option of ``turns.option_choices`` (0..count-1), or
+  -1 for the rule-following choice.
+
+Bots (README's bot table):
+
+* ``random``, ``closest``, ``lowkeeper``, ``dumper``: the engine's rule-of-thumb kernels
+  (``engine.bot_card``), rule-following row choices;
+* ``expecti``: the card ``analyse`` ranks best against the random model; exact search when
+  the estimate fits ``nodes`` (stopping at ``nodes``), Monte Carlo with ``samples`` per card
+  otherwise; its row choices minimise this turn's cows plus the best value of the position
+  after the turn (the same model);
+* ``paranoid``: the best card against the worst model (cows it can guarantee) when exact
+  search fits ``nodes``, ``expecti`` before; row choices likewise;
+* ``nash``: two players with both hands known and at most ``k`` cards left (default 7):
+  a card drawn from its equilibrium strategy (``nash.solve_nash``), row choices by the
+  zero-sum value (this turn's cows minus the opponent's, plus the game value after);
+  ``expecti`` otherwise;
+* ``mcs``: flat Monte Carlo: for each card, ``playouts`` playouts of the rest of the round
+  with every player (itself included) playing uniformly random cards and rule-following
+  rows, the hidden hands dealt from the pool; the card with the fewest mean cows
+  (a numba kernel over the engine's rule steps). Row choices rule-following.
+* ``ismcts``: information-set Monte Carlo tree search for simultaneous moves: each of
+  ``iterations`` iterations deals the hidden hands from the pool, descends a tree of joint
+  turns where every player picks its card by UCB over its own statistics at the node
+  (decoupled UCT, availability-counted), adds a node, plays the rest at random and backs
+  up each player's own cows; the most visited card at the root (a numba kernel). Row
+  choices rule-following.
+
+Objectives (``objective=``, issue 12): ``expecti``, ``paranoid``, ``mcs`` and ``ismcts`` play
+for ``cows`` (default), ``margin`` (own cows minus the others' mean) or ``win`` (the share of
+the fewest cows at the end of the round, cows taken so far included: the seat's view needs
+``taken``); ``nash``'s equilibrium is the zero-sum margin game, its ``expecti`` part uses the
+objective. Search results are turned into costs (lower is better, ``costs``).
+
+Every bot is deterministic for its seed when its budget is counted (nodes, samples,
+playouts); a ``time`` budget makes a decision depend on the machine's speed. Budgets are
+bounds (issue 12 item 6): a counted budget is never passed, and with ``time=T`` the whole
+decision (its row choices too) comes within max(10%, 50 ms) of T once the kernels are
+loaded (``benchmarks/budgets.py`` measures it): exact searches are stopped by a watcher
+thread, Monte Carlo sizes its batches to the time left, kernels run in ``ChunkSizer``
+chunks with the clock read between them.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..base.errors import NimmtError, SearchStopped, param
+from ..base.notice import work_clock
+from ..base.rules import HAND_SIZE, ROW_COUNT
+from ..kernels import engine, turns
+from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
+from ..positions import gamewin
+from ..positions.position import Position
+from ..search.analysis import analyse
+from ..search.exact import estimate_nodes, solve_exact
+from ..search.nash import solve_nash
+
+__all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "ChunkSizer",
+           "Decision", "Moment", "Policy", "RowOption", "deadline_of", "make_policy",
+           "moment_of", "parse_bot", "parse_bots", "rank_row_options", "row_choices",
+           "seconds_left", "split_bot_list"]
+
+RULE_BOTS = tuple(engine.BOT_CODES)
+SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
+BOT_NAMES = RULE_BOTS + SEARCH_BOTS
+
+OBJECTIVES = ("cows", "margin", "win")  # exact.OBJECTIVES; README's bot table
+OBJECTIVE = {"objective": (str, "cows")}
+_EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
+# name -> parameter -> (type, default); None: no such budget unless given
+PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
+    **{name: {} for name in RULE_BOTS},
+    "expecti": dict(_EXPECTI),
+    "paranoid": dict(_EXPECTI),
+    "nash": {"k": (int, 7), **_EXPECTI},
+    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE},
+    "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
+               **OBJECTIVE},
+}
+LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
+          "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
+          "c": (0.0, 100.0)}
+
+
+# ---------------------------------------------------------------- names
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot's name and its parameters (the defaults filled in)."""
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        given = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                 for k, v in self.params.items()
+                 if v is not None and v != PARAMETERS[self.name][k][1]]
+        return self.name + (":" + ",".join(given) if given else "")
+
+    @property
+    def searches(self) -> bool:
+        """A search-backed bot (played by the Python game loop, not the engine's kernels)."""
+        return self.name in SEARCH_BOTS
+
+
+def parse_bot(text: str) -> BotSpec:
+    """``name`` or ``name:key=value,key=value`` -> BotSpec; one NimmtError naming the
+    valid names or parameters otherwise.
+
+    >>> parse_bot("expecti:samples=500,time=0.2").params["samples"]
+    500
+    """
+    name, _, rest = str(text).strip().partition(":")
+    name = name.strip()
+    if name not in PARAMETERS:
+        raise NimmtError(f"unknown bot {name[:40]!r}; use one of {', '.join(BOT_NAMES)}")
+    allowed = PARAMETERS[name]
+    params = {k: default for k, (_, default) in allowed.items()}
+    if rest.strip() or _:
+        for item in rest.split(","):
+            key, eq, value = item.strip().partition("=")
+            if key not in allowed:
+                valid = ", ".join(allowed) if allowed else "none"
+                raise NimmtError(f"bot {name} has no parameter {key[:40]!r} (its parameters: "
+                                 f"{valid}); write {name}:key=value,key=value")
+            if not eq or not value:
+                raise NimmtError(f"bot {name}: give a value, as {key}=N")
+            kind = allowed[key][0]
+            if kind is str:  # the objective: a name
+                if value not in OBJECTIVES:
+                    raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
+                                     f"{', '.join(OBJECTIVES)}")
+                params[key] = value
+                continue
+            low, high = LIMITS[key]
+            try:
+                if not value.isascii() or "_" in value:
+                    raise ValueError
+                number = kind(value)
+            except ValueError:
+                what = "a whole number" if kind is int else "a number"
+                raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not {what}") from None
+            if not (math.isfinite(number) and low <= number <= high):
+                raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
+            params[key] = number
+    return BotSpec(name, params)
+
+
+def split_bot_list(text: str) -> list[str]:
+    """A comma-separated list of bots whose parameters are comma-separated too: an item
+    with '=' and no ':' belongs to the bot before it.
+
+    >>> split_bot_list("expecti:samples=500,time=0.2,mcs,closest")
+    ['expecti:samples=500,time=0.2', 'mcs', 'closest']
+    """
+    items: list[str] = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" in part and ":" not in part and items and ":" in items[-1]:
+            items[-1] += "," + part
+        else:
+            items.append(part)
+    return items
+
+
+def parse_bots(text: str, players: int | None = None) -> list[BotSpec]:
+    """A bot list: one bot per seat, or one bot for every seat (``players`` given)."""
+    specs = [parse_bot(item) for item in split_bot_list(text)]
+    if not specs:
+        raise NimmtError(f"name at least one bot: {', '.join(BOT_NAMES)}")
+    if players is not None:
+        if len(specs) == 1:
+            specs *= players
+        if len(specs) != players:
+            raise NimmtError(f"{len(specs)} bots for {players} players; name one bot per seat "
+                             "(or a single bot for every seat)")
+    return specs
+
+
+# ---------------------------------------------------------------- the interface
+
+@dataclass(frozen=True)
+class Decision:
+    """A card and the row choices its owner would make for it on the rows as they are:
+    ``take_row`` (0..3) if it has no legal end, ``tie_side`` (0 right, 1 left) on a
+    professional tie; -1: the rule-following choice, or no choice to make."""
+
+    card: int
+    take_row: int = -1
+    tie_side: int = -1
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A row choice to make now: the turn's cards are revealed and player 1's card has
+    reached the rows with ``len(options)`` options. ``position`` is the seat's view before
+    the turn; ``cards[p]`` each player's card (player 1 first); ``take_rows`` /
+    ``tie_sides`` the choices made by the cards placed before (-1 elsewhere); ``rows`` the
+    rows the card meets; ``options`` each option as (take_row, tie_side)."""
+
+    position: Position
+    cards: tuple[int, ...]
+    take_rows: tuple[int, ...]
+    tie_sides: tuple[int, ...]
+    rows: tuple[tuple[int, ...], ...]
+    options: tuple[tuple[int, int], ...]
+
+    def after(self, option: int) -> tuple[Position, tuple[int, ...]]:
+        """The position after the turn (player 1 choosing ``option``, the later cards'
+        owners rule-following) and each player's cows this turn."""
+        take, tie = list(self.take_rows), list(self.tie_sides)
+        take[0], tie[0] = self.options[option] if option >= 0 else (-1, -1)
+        after, outcome = self.position.apply_turn(self.cards, take, tie)
+        return after, outcome.cows
+
+
+class Policy(Protocol):
+    """What every bot is: see the module's docstring."""
+
+    spec: BotSpec
+
+    def choose(self, position: Position) -> Decision: ...
+
+    def choose_option(self, moment: Moment) -> int: ...
+
+
+class Bot:
+    """The common part: a seed, a fresh stream per decision, rule-following rows."""
+
+    def __init__(self, spec: BotSpec, seed: int = 0) -> None:
+        self.spec = spec
+        self.params = dict(spec.params)
+        self.seed = int(seed) % 2**63
+        self.decisions = 0
+
+    def next_seed(self) -> int:
+        """A seed for the next decision: a function of (seed, decisions made)."""
+        self.decisions += 1
+        ss = np.random.SeedSequence([self.seed, self.decisions])
+        return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+    def choose(self, position: Position) -> Decision:
+        raise NotImplementedError
+
+    def choose_option(self, moment: Moment) -> int:
+        return -1
+
+
+class RuleBot(Bot):
+    """A rule-of-thumb bot: the engine's kernel (``engine.bot_card``)."""
+
+    def choose(self, position: Position) -> Decision:
+        return planned(position, engine.bot_card(self.spec.name, position.hand, position.rows,
+                                                 position.professional,
+                                                 seed=self.next_seed()))
+
+
+def _best(values: Mapping[int, float]) -> int:
+    return min(values, key=lambda c: (values[c], c))
+
+
+def planned(position: Position, card: int) -> Decision:
+    """``card`` with the rule-following row choices it would make met alone on the rows as
+    they are, spelled out (which row, which end); the choice a bot really makes waits for
+    the turn's cards (``choose_option``)."""
+    options = turns.option_choices(position.rows, card, position.professional)
+    if len(options) < 2:
+        return Decision(card)
+    step = engine.resolve_turn(position.rows, [card], position.professional).steps[0]
+    if len(options) == ROW_COUNT:
+        return Decision(card, take_row=step.row_index)
+    return Decision(card, tie_side=0 if step.side == "right" else 1)
+
+
+def turn_cost(objective: str, cows: Sequence[int]) -> float:
+    """What a turn's cows (player 1 first) cost player 1 under ``objective``: cows its
+    own, margin its own minus the mean of the others' (win: nothing until the end)."""
+    if objective == "cows":
+        return float(cows[0])
+    if objective == "margin":
+        return cows[0] - sum(cows[1:]) / (len(cows) - 1)
+    return 0.0
+
+
+def end_cost(objective: str, position: Position) -> float:
+    """What the end of the round costs player 1: win, minus its share of the win (the
+    round's fewest cows, or in a game the game's: gamewin.share_at_end); nothing for cows
+    and margin."""
+    if objective != "win":
+        return 0.0
+    taken = position.taken_so_far
+    if taken is None:
+        raise NimmtError("the win objective needs the cows taken this round (taken=...)")
+    return -gamewin.share_at_end(position, taken)
+
+
+def costs(values: Mapping[int, float], objective: str) -> dict[int, float]:
+    """Card values as costs (lower is better): win probabilities negated."""
+    sign = -1.0 if objective == "win" else 1.0
+    return {c: sign * v for c, v in values.items()}
+
+
+SEARCH_SHARE = 0.5   # with a time budget: a first, finer search gets this share of it
+MIN_SECONDS = 0.002  # what a stage is given when its share has run out
+
+
+def deadline_of(seconds: float | None) -> float | None:
+    """The ``work_clock()`` value a decision must be made by (None: no time budget)."""
+    return None if seconds is None else work_clock() + seconds
+
+
+def seconds_left(deadline: float | None, share: float = 1.0) -> float | None:
+    """``share`` of the time left before ``deadline`` (at least MIN_SECONDS), or None."""
+    if deadline is None:
+        return None
+    return max(share * (deadline - work_clock()), MIN_SECONDS)
+
+
+class ExpectiBot(Bot):
+    """The card ``analyse`` ranks best against the random model (module docstring), for
+    its ``objective``.
+
+    Budgets are bounds: exact search stops at ``nodes`` nodes (its estimate must fit them
+    first), Monte Carlo at ``samples`` per card; with ``time`` the whole decision (row
+    choices too) is made by a deadline: exact search gets SEARCH_SHARE of it, Monte Carlo
+    what is left."""
+
+    model = "random"
+
+    def values(self, position: Position, deadline: float | None = None,
+               share: float = 1.0) -> dict[int, float]:
+        """Every card's cost (``costs``) in the random model within this bot's budget
+        (``share`` of its samples; by ``deadline``)."""
+        nodes = self.params["nodes"]
+        objective = self.params["objective"]
+        if estimate_nodes(position) <= nodes:
+            try:
+                result = solve_exact(position, "random", max_nodes=nodes,
+                                     time_limit=seconds_left(deadline, SEARCH_SHARE),
+                                     objective=objective)
+                return costs({c.card: c.value for c in result.cards}, objective)
+            except SearchStopped:
+                pass
+        samples = max(2, int(self.params["samples"] * share))
+        sampled = analyse(position, "random", method="montecarlo", samples=samples,
+                          seed=self.next_seed(), time_limit=seconds_left(deadline),
+                          max_nodes=nodes, objective=objective)
+        return costs({c.card: c.value for c in sampled.cards}, objective)
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        return planned(position, _best(self.values(position, deadline_of(self.params["time"]))))
+
+    def option_values(self, moment: Moment, deadline: float | None) -> dict[int, float]:
+        """Each option's turn cost plus the best cost after the turn (``turn_cost``,
+        ``end_cost``); the options share the samples and the time left."""
+        objective = self.params["objective"]
+        count = len(moment.options)
+        values = {}
+        for o in range(count):
+            after, cows = moment.after(o)
+            part = _part(deadline, 1.0 / (count - o))
+            later = (min(self.values(after, part, 1.0 / count).values()) if after.cards_left
+                     else end_cost(objective, after))
+            values[o] = turn_cost(objective, cows) + later
+        return values
+
+    def choose_option(self, moment: Moment) -> int:
+        return _best(self.option_values(moment, deadline_of(self.params["time"])))
+
+
+def _part(deadline: float | None, share: float) -> float | None:
+    """A deadline ``share`` of the way from now to ``deadline``."""
+    left = seconds_left(deadline, share)
+    return None if left is None else work_clock() + left
+
+
+class ParanoidBot(ExpectiBot):
+    """The worst model's best card where exact search fits, ``expecti`` before (with a
+    time budget: the worst-model search gets SEARCH_SHARE of it, ``expecti`` the rest)."""
+
+    def worst_values(self, position: Position, deadline: float | None
+                     ) -> dict[int, float] | None:
+        nodes = self.params["nodes"]
+        if estimate_nodes(position) > nodes:
+            return None
+        objective = self.params["objective"]
+        try:
+            result = solve_exact(position, "worst", max_nodes=nodes,
+                                 time_limit=seconds_left(deadline), objective=objective)
+        except SearchStopped:
+            return None
+        return costs({c.card: c.value for c in result.cards}, objective)
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        deadline = deadline_of(self.params["time"])
+        worst = self.worst_values(position, _part(deadline, SEARCH_SHARE))
+        if worst is not None:
+            return planned(position, _best(worst))
+        return planned(position, _best(self.values(position, deadline)))
+
+    def choose_option(self, moment: Moment) -> int:
+        deadline = deadline_of(self.params["time"])
+        values = {}
+        count = len(moment.options)
+        for o in range(count):
+            after, cows = moment.after(o)
+            objective = self.params["objective"]
+            later = (self.worst_values(after, _part(deadline, SEARCH_SHARE / (count - o)))
+                     if after.cards_left else {0: end_cost(objective, after)})
+            if later is None:
+                return _best(self.option_values(moment, deadline))
+            values[o] = turn_cost(objective, cows) + min(later.values())
+        return _best(values)
+
+
+class NashBot(ExpectiBot):
+    """Two players, known hands, at most ``k`` cards: a card drawn from the equilibrium;
+    ``expecti`` otherwise (with a time budget: the equilibrium gets SEARCH_SHARE of it,
+    ``expecti`` the rest when it does not finish)."""
+
+    def fits(self, position: Position) -> bool:
+        return (position.players == 2 and position.all_known
+                and position.cards_left <= self.params["k"])
+
+    def choose(self, position: Position) -> Decision:
+        if not self.fits(position):
+            return super().choose(position)
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        deadline = deadline_of(self.params["time"])
+        try:
+            r = solve_nash(position, workers=1,
+                           time_limit=seconds_left(deadline, SEARCH_SHARE))
+        except SearchStopped:  # over its time: expecti's card
+            return planned(position, _best(self.values(position, deadline)))
+        rng = np.random.default_rng(self.next_seed())
+        weights = np.clip(np.asarray(r.p1_frequency, float), 0.0, None)
+        card = r.p1_cards[int(rng.choice(len(weights), p=weights / weights.sum()))]
+        return planned(position, int(card))
+
+    def choose_option(self, moment: Moment) -> int:
+        if not self.fits(moment.position):
+            return super().choose_option(moment)
+        deadline = deadline_of(self.params["time"])
+        values = {}
+        count = len(moment.options)
+        for o in range(count):
+            after, cows = moment.after(o)
+            try:
+                later = solve_nash(after, workers=1, time_limit=seconds_left(
+                    deadline, SEARCH_SHARE / (count - o))).value if after.cards_left else 0.0
+            except SearchStopped:
+                return _best(self.option_values(moment, deadline))
+            values[o] = cows[0] - cows[1] + later
+        return _best(values)
+
+
+def playout_arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kernels' view of a position for playouts: hands[n, 10] (known hands' first k
+    cards), hidden[n] (1 where a hand is drawn from the pool), the pool, the row table."""
+    k, n = position.cards_left, position.players
+    hands = np.zeros((n, HAND_SIZE), np.int64)
+    hidden = np.zeros(n, np.int64)
+    for p, h in enumerate(position.hands):
+        if h is None:
+            hidden[p] = 1
+        else:
+            hands[p, :k] = h
+    return hands, hidden, np.asarray(position.pool, np.int64), engine.row_table(position.rows)
+
+
+OBJECTIVE_CODES = {"cows": 0, "margin": 1, "win": 2}
+OBJ_COWS, OBJ_MARGIN, OBJ_WIN = 0, 1, 2
+
+
+def start_taken(position: Position, objective: str) -> np.ndarray:
+    """Each player's cows taken so far (the playout kernels' start), as the objective
+    needs them: win needs them known, cows and margin count from now (zeros). In a game
+    valued by the lead (gamewin.LEAD) the scores are added: the playouts then compare
+    totals."""
+    if objective != "win":
+        return np.zeros(position.players, np.int64)
+    taken = position.taken_so_far
+    if taken is None:
+        raise NimmtError("the win objective needs each player's cows taken so far this round "
+                         "(taken=...)")
+    if gamewin.game_kind(position) == gamewin.LEAD:
+        gamewin.check_game(position)
+        return np.asarray(taken, np.int64) + np.asarray(position.scores, np.int64)
+    return np.asarray(taken, np.int64)
+
+
+NO_TABLE = np.zeros((0, 0))
+
+
+def win_utility(position: Position, objective: str) -> np.ndarray:
+    """The playout kernels' table of player 1's share of a two-player game by this round's
+    cows (gamewin.utility_table), or an empty one (the share is then computed)."""
+    if objective != "win":
+        return NO_TABLE
+    table = gamewin.utility_table(position)
+    return NO_TABLE if table is None else table
+
+
+@jit_inline
+def deal_hidden(hands, hidden, pool, n, k, rng):
+    """A determinisation: deal k cards to every hidden player p (hidden[p] = 1) into
+    hands[p, :k], drawn without replacement from ``pool`` (shuffled in place) by ``rng``."""
+    remaining = pool.shape[0]
+    for p in range(n):
+        if hidden[p]:
+            for c in range(k):
+                x = rng_below(rng, remaining)
+                hands[p, c] = pool[x]
+                remaining -= 1
+                pool[x] = pool[remaining]
+
+
+@jit
+def playout_cost(objective, got, start, p, utility):
+    """Player p's cost at the end of a playout (``got``: each player's cows taken this
+    round, ``start``: at the playout's start): cows its own since the start; margin that
+    minus the mean of the others'; win 1 minus its share of the fewest cows, or with a
+    ``utility`` table (two players in a game: player 1's share by the round's cows) its
+    share from the table."""
+    n = got.shape[0]
+    if objective == OBJ_WIN and utility.shape[0] > 0:
+        share = utility[got[0], got[1]]
+        return 1.0 - share if p == 0 else share
+    own = got[p] - start[p]
+    if objective == OBJ_COWS:
+        return float(own)
+    if objective == OBJ_MARGIN:
+        others = 0
+        for q in range(n):
+            if q != p:
+                others += got[q] - start[q]
+        return own - others / (n - 1)
+    fewest, winners = got[0], 0
+    for q in range(n):
+        fewest = min(fewest, got[q])
+    for q in range(n):
+        winners += got[q] == fewest
+    return 1.0 - (1.0 / winners if got[p] == fewest else 0.0)
+
+
+class ChunkSizer:
+    """Kernel calls in chunks with the clock looked at between them (a kernel cannot read
+    it cheaply): with a deadline, a chunk is sized from the last chunk's rate to take at
+    most half the time left, so the last one ends near the deadline, not a doubling past
+    it. Without one, chunks are as asked."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline, self.rate, self.t0 = deadline, 0.0, work_clock()
+
+    def size(self, wanted: int) -> int:
+        """The next chunk: ``wanted`` items, fewer when the time left calls for it."""
+        self.t0 = work_clock()
+        if self.deadline is None or self.rate <= 0:
+            return wanted
+        return max(1, min(wanted, int(0.5 * (self.deadline - self.t0) / self.rate)))
+
+    def done(self, size: int) -> bool:
+        """After a chunk of ``size``: True when the deadline has passed."""
+        now = work_clock()
+        self.rate = (now - self.t0) / size
+        return self.deadline is not None and now >= self.deadline
+
+
+class MonteCarloBot(Bot):
+    """Flat Monte Carlo with uniformly random playouts for everyone, for its objective."""
+
+    def values(self, position: Position) -> dict[int, float]:
+        """Every card's mean playout cost (``playout_cost``; lower is better)."""
+        k, n = position.cards_left, position.players
+        objective = self.params["objective"]
+        taken0 = start_taken(position, objective)
+        hands, hidden, pool, table = playout_arrays(position)
+        sums = np.zeros(k)
+        playouts, seconds = self.params["playouts"], self.params["time"]
+        seed = self.next_seed()
+        deadline, done, chunk = deadline_of(seconds), 0, 64
+        sizer = ChunkSizer(deadline)
+        while done < playouts:
+            size = sizer.size(min(chunk, playouts - done))
+            mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
+                         size, sums, OBJECTIVE_CODES[objective], taken0,
+                         win_utility(position, objective))
+            done += size
+            chunk *= 2
+            if sizer.done(size):
+                break
+        return {c: float(sums[i] / done) for i, c in enumerate(position.hand)}
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        return planned(position, _best(self.values(position)))
+
+
+@jit
+def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums,
+                 objective, start, utility):
+    """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
+    the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays uniformly
+    random cards with rule-following rows; sums[i] += player 1's playout_cost after card i
+    (``start``: the cows taken before; ``utility``: a two-player game's table or empty,
+    ``playout_cost``). Playout j draws from stream (seed, j) whatever the
+    card (common random numbers)."""
+    got = np.zeros(n, np.int64)
+    table = np.empty_like(table0)
+    hands = np.empty_like(hands0)
+    pool = np.empty_like(pool0)
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    rng = np.zeros(1, np.uint64)
+    for j in range(first, first + count):
+        for i in range(k):
+            rng[0] = rng_seed(seed, j)
+            table[:, :] = table0
+            hands[:, :] = hands0
+            pool[:] = pool0
+            deal_hidden(hands, hidden, pool, n, k, rng)
+            got[:] = start
+            for turn in range(k):
+                left = k - turn
+                for p in range(n):
+                    if p == 0 and turn == 0:
+                        x = i
+                    else:
+                        x = rng_below(rng, left)
+                    cards[p] = hands[p, x]
+                    owners[p] = p
+                    hands[p, x] = hands[p, left - 1]
+                turns.sort_turn(cards, owners, n)
+                for a in range(n):
+                    got[owners[a]] += turns.play_option(table, cards[a], professional,
+                                                        turns.RULE_OPTION)
+            sums[i] += playout_cost(objective, got, start, np.int64(0), utility)
+
+
+ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
+REWARD_SCALE = 10.0
+# the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
+REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
+ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANCE.md)
+
+
+class TreeSearchBot(Bot):
+    """Information-set Monte Carlo tree search for simultaneous moves (module docstring).
+
+    The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
+    the first time (a page fault per node or two), so a bot pays it once, not at every
+    decision, and a node's cells are cleared by the kernel when it creates the node, not
+    for the whole budget up front (issue 12 item 6: a large ``iterations`` with ``time``).
+    So a bot makes one decision at a time (do not share one between threads)."""
+
+    def __init__(self, spec: BotSpec, seed: int = 0) -> None:
+        super().__init__(spec, seed)
+        self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
+
+    def tree(self, size: int, n: int, deck: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
+        card] = (visits, reward sum, availability), links[node] = (first child, next
+        sibling), actions[node]; views of this bot's buffers (grown when too small), only
+        the root cleared (``ismcts_iterations`` clears each node it adds)."""
+        shapes = ((size, n, deck, 3), (size, 2), (size, n))
+        buffers: list[np.ndarray] = list(self.buffers)
+        for i, shape in enumerate(shapes):
+            need = math.prod(shape)
+            if buffers[i].size < need:
+                buffers[i] = np.empty(need, buffers[i].dtype)
+        self.buffers = (buffers[0], buffers[1], buffers[2])
+        stats, links, actions = (b[:math.prod(shape)].reshape(shape)
+                                 for b, shape in zip(buffers, shapes))
+        stats[0] = 0.0
+        links[0] = -1
+        actions[0] = 0
+        return stats, links, actions
+
+    def visits(self, position: Position) -> dict[int, float]:
+        iterations, seconds = self.params["iterations"], self.params["time"]
+        deadline = deadline_of(seconds)  # the tree's allocation counts too
+        k, n = position.cards_left, position.players
+        objective = self.params["objective"]
+        taken0 = start_taken(position, objective)
+        utility = win_utility(position, objective)
+        explore = self.params["c"]
+        if explore is None:
+            explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
+        hands, hidden, pool, table = playout_arrays(position)
+        stats, links, actions = self.tree(iterations + 1, n, position.deck_size + 1)
+        used = np.ones(1, np.int64)
+        seed = self.next_seed()
+        done, chunk = 0, 64
+        sizer = ChunkSizer(deadline)
+        while done < iterations:
+            count = sizer.size(min(chunk, iterations - done))
+            ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
+                              done, count, stats, links, actions, used,
+                              OBJECTIVE_CODES[objective], taken0, explore,
+                              REWARD_SCALES[objective], utility)
+            done += count
+            chunk *= 2
+            if sizer.done(count):
+                break
+        return {c: float(stats[0, 0, c, 0]) for c in position.hand}
+
+    def choose(self, position: Position) -> Decision:
+        if position.cards_left == 1:
+            return planned(position, position.hand[0])
+        visits = self.visits(position)
+        return planned(position, max(visits, key=lambda c: (visits[c], -c)))
+
+
+@jit
+def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
+                      stats, links, actions, used, objective, start, explore, scale, utility):
+    """Iterations first..first+count-1 of the tree search: each deals the hidden hands
+    from the pool (a determinisation), descends the tree of joint turns choosing each
+    player's card by UCB over that player's own statistics at the node (decoupled UCT;
+    a card's availability counts the visits where its owner held it), adds one node,
+    plays the rest at random (rule-following rows), and backs each player's cows up the
+    path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
+    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes
+    (the root, node 0, cleared by the caller; each node added is cleared here).
+    Each player's reward: -playout_cost(objective) / scale (``start``: cows taken before;
+    ``utility``: a two-player game's table or empty); ``explore``: the UCB constant."""
+    table = np.empty_like(table0)
+    hands = np.empty_like(hands0)
+    pool = np.empty_like(pool0)
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    cows = np.zeros(n, np.int64)
+    reward = np.zeros(n)
+    path = np.zeros(k, np.int64)
+    path_cards = np.zeros((k, n), np.int64)
+    rng = np.zeros(1, np.uint64)
+    for j in range(first, first + count):
+        rng[0] = rng_seed(seed, j)
+        table[:, :] = table0
+        hands[:, :] = hands0
+        pool[:] = pool0
+        deal_hidden(hands, hidden, pool, n, k, rng)
+        cows[:] = start
+        node = 0
+        depth = 0
+        for turn in range(k):
+            left = k - turn
+            in_tree = node >= 0
+            for p in range(n):
+                if in_tree:
+                    best, best_score, untried = 0, -1e300, 0
+                    for i in range(left):
+                        c = hands[p, i]
+                        stats[node, p, c, 2] += 1.0
+                        if stats[node, p, c, 0] == 0.0:
+                            untried += 1
+                    if untried:
+                        pick = rng_below(rng, untried)
+                        for i in range(left):
+                            if stats[node, p, hands[p, i], 0] == 0.0:
+                                if pick == 0:
+                                    best = i
+                                    break
+                                pick -= 1
+                    else:
+                        for i in range(left):
+                            c = hands[p, i]
+                            v = stats[node, p, c, 0]
+                            score = (stats[node, p, c, 1] / v
+                                     + explore * np.sqrt(np.log(stats[node, p, c, 2]) / v))
+                            if score > best_score:
+                                best, best_score = i, score
+                    x = best
+                else:
+                    x = rng_below(rng, left)
+                cards[p] = hands[p, x]
+                hands[p, x] = hands[p, left - 1]
+            if in_tree:
+                path[depth] = node
+                for p in range(n):
+                    path_cards[depth, p] = cards[p]
+                depth += 1
+                child = links[node, 0]
+                while child >= 0:
+                    same = True
+                    for p in range(n):
+                        if actions[child, p] != cards[p]:
+                            same = False
+                            break
+                    if same:
+                        break
+                    child = links[child, 1]
+                if child < 0 and used[0] < stats.shape[0]:
+                    child = used[0]
+                    used[0] += 1
+                    stats[child] = 0.0  # a new node: its cells may hold an older tree's
+                    for p in range(n):
+                        actions[child, p] = cards[p]
+                    links[child, 0] = -1
+                    links[child, 1] = links[node, 0]
+                    links[node, 0] = child
+                    node = -1  # expanded: the rest is a random playout
+                else:
+                    node = child
+            for p in range(n):
+                owners[p] = p
+            turns.sort_turn(cards, owners, n)
+            for a in range(n):
+                cows[owners[a]] += turns.play_option(table, cards[a], professional,
+                                                     turns.RULE_OPTION)
+        for p in range(n):
+            reward[p] = -playout_cost(objective, cows, start, p, utility) / scale
+        for d in range(depth):
+            for p in range(n):
+                c = path_cards[d, p]
+                stats[path[d], p, c, 0] += 1.0
+                stats[path[d], p, c, 1] += reward[p]
+
+
+BOT_CLASSES: dict[str, type[Bot]] = {
+    **{name: RuleBot for name in RULE_BOTS},
+    "expecti": ExpectiBot, "paranoid": ParanoidBot, "nash": NashBot, "mcs": MonteCarloBot,
+    "ismcts": TreeSearchBot,
+}
+
+
+def make_policy(spec: BotSpec | str, seed: int = 0) -> Bot:
+    """A bot from its spec or name (``parse_bot``), seeded.
+
+    >>> from nimmt.solver.positions.position import load_position
+    >>> make_policy("closest").choose(load_position("example")).card
+    14
+    """
+    if not isinstance(spec, BotSpec):
+        spec = parse_bot(spec)
+    return BOT_CLASSES[spec.name](spec, seed)
+
+
+
+# ---------------------------------------------------------------- row choices
+
+@dataclass(frozen=True)
+class RowOption:
+    """One row choice of player 1's card: this turn's cows, the value of the position
+    after the turn in the model (its best card), their sum, and the regret."""
+
+    option: int
+    take_row: int   # 0..3 (a low card), or -1
+    tie_side: int   # 0 right / 1 left (a professional tie), or -1
+    label: str      # "take row 2", "right end of row 3"
+    cows_now: float
+    later: float
+    value: float
+    regret: float
+    rule: bool      # the rule-following choice
+
+
+def moment_of(position: Position, turn: Sequence[int],
+              take_rows: Sequence[int] | None = None,
+              tie_sides: Sequence[int] | None = None) -> Moment:
+    """The moment player 1's card (``turn[0]``) reaches the rows in the turn ``turn`` (one
+    card per player, player 1 first): the lower cards placed first, their owners' choices
+    ``take_rows``/``tie_sides`` (per player, -1: rule-following; the default). A NimmtError
+    when that card has only one place to go."""
+    n = position.players
+    if len(turn) != n:
+        raise NimmtError(f"{param('turn')} needs one card per player ({n}), "
+                         f"player 1 first; got {len(turn)}")
+    take = [-1] * n if take_rows is None else [int(t) for t in take_rows]
+    tie = [-1] * n if tie_sides is None else [int(t) for t in tie_sides]
+    if len(take) != n or len(tie) != n:
+        raise NimmtError(f"take_rows and tie_sides need one entry per "
+                         f"player ({n}), -1 where there is no choice")
+    position.apply_turn(turn)  # every card checked: in its hand (or the pool), no repeats
+    mine = turn[0]
+    lower = sorted((p for p in range(n) if turn[p] < mine), key=lambda p: turn[p])
+    for p in range(n):
+        if p not in lower and (take[p] != -1 or tie[p] != -1):
+            raise NimmtError(f"player {p + 1}'s card {turn[p]} is placed after player 1's: "
+                             f"its choice is not made yet; give -1 in take_rows "
+                             f"and tie_sides")
+    rows = position.rows if not lower else engine.resolve_turn(
+        position.rows, [turn[p] for p in lower], position.professional,
+        [take[p] for p in lower], [tie[p] for p in lower]).rows
+    options = turns.option_choices(rows, mine, position.professional)
+    if len(options) < 2:
+        raise NimmtError(f"player 1's card {mine} has one place to go in this turn; there is "
+                         f"no row to choose (give a card with no legal end in {param('turn')})")
+    return Moment(position, tuple(int(c) for c in turn), tuple(take), tuple(tie), rows,
+                  options)
+
+
+def _label(moment: Moment, option: int) -> str:
+    take, tie = moment.options[option]
+    if take >= 0:
+        return f"take row {take + 1}"
+    return "right end" if tie == 0 else "left end"
+
+
+def row_choices(position: Position, turn: Sequence[int] | None = None,
+                opponents: str = "random", max_nodes: int = 5_000_000, samples: int = 2000,
+                seed: int = 0) -> tuple[RowOption, ...]:
+    """Each row choice of player 1's card in the turn ``turn`` (player 1's card first;
+    default the position's own ``turn``, the notation's turn= key), best first: the cows
+    it takes now plus the value of the position after the turn (``analyse``'s best card;
+    random: expected cows, worst: guaranteed cows; nash: this turn's cows minus player 2's
+    plus the game value after). The later owners' choices in
+    the same turn are rule-following.
+
+    >>> from nimmt.solver.positions.position import load_position
+    >>> choices = row_choices(load_position("example"), [4, 13], "worst")
+    >>> [(r.label, r.cows_now, r.value, r.rule) for r in choices][:2]
+    [('take row 4', 3.0, 3.0, False), ('take row 1', 2.0, 5.0, True)]
+    """
+    if turn is None:
+        if not position.turn:
+            raise NimmtError("give the turn's cards (turn=CARDS in the position, yours first)")
+        turn = position.turn
+
+    def value_after(after: Position, cows: Sequence[int]) -> tuple[float, float]:
+        if opponents == "nash":
+            return (float(cows[0] - cows[1]),
+                    solve_nash(after, workers=1).value if after.cards_left else 0.0)
+        if not after.cards_left:
+            return float(cows[0]), 0.0
+        result = analyse(after, opponents, max_nodes=max_nodes, samples=samples, seed=seed)
+        if result.extra.get("fallback_from"):  # one model for every option, or none
+            raise NimmtError(f"row choices under {opponents}: {result.reason.split(';')[0]}"
+                             f"; use {param('opponents', 'random')}")
+        return float(cows[0]), result.best.value
+
+    return rank_row_options(moment_of(position, turn), value_after)
+
+
+def rank_row_options(moment: Moment,
+                     value_after: Callable[[Position, Sequence[int]], tuple[float, float]]
+                     ) -> tuple[RowOption, ...]:
+    """Each row option of ``moment`` (``Moment.after``: the later cards' owners
+    rule-following), best first: ``value_after(position after the turn, each player's cows
+    this turn)`` gives (this turn's part, the part after), whose sum is the option's value
+    (lower is better). ``row_choices`` values them in a model; ``nimmt play``'s row hint
+    against the game's own opponents, the choices before player 1's as they were made."""
+    values = []
+    for o in range(len(moment.options)):
+        now, later = value_after(*moment.after(o))
+        values.append((now + later, o, now, later))
+    rule_step = moment.after(-1)[0]
+    best = min(values)[0]
+    out = []
+    for value, o, now, later in sorted(values):
+        take, tie = moment.options[o]
+        out.append(RowOption(o, take, tie, _label(moment, o), now, later, value, value - best,
+                             moment.after(o)[0] == rule_step))
+    return tuple(out)
