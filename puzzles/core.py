@@ -33,8 +33,8 @@ DEAL_BOTS = ("closest", "lowkeeper", "dumper", "random")
 DEFAULT_MARGIN: dict[str, float] = {Model.WORST: 1.0, Model.RANDOM: 0.5, Model.NASH: 0.5}
 TOLERANCE = 1e-9
 
-__all__ = ["Settings", "generate", "check_settings", "check_puzzle", "make_puzzle",
-           "refutation", "card_values", "try_candidate", "DEFAULT_MARGIN"]
+__all__ = ["DEAL_BOTS", "DEFAULT_MARGIN", "Settings", "card_values", "check_puzzle",
+           "check_settings", "generate", "make_puzzle", "refutation", "themes", "try_candidate"]
 
 
 def card_values(position: Position, model: str) -> dict[int, float]:

@@ -19,7 +19,8 @@ from ..solver.base.errors import NimmtError
 from ..solver.base.fileio import atomic_write, atomic_write_text
 from .study import Study, aggregate
 
-__all__ = ["FORMATS", "report_data", "write_report", "figures", "markdown", "html_page"]
+__all__ = ["FORMATS", "check_format", "figures", "html_page", "markdown", "report_data",
+           "write_report"]
 
 FORMATS = (".html", ".md", ".json")
 FIGURES = ("regret", "values", "matters")

@@ -198,6 +198,36 @@ def test_the_underscore_allow_list_has_no_stale_entries():
     assert not stale, f"remove from UNDERSCORE_ALLOWED: {sorted(stale)}"
 
 
+# ---------------------------------------------------------------- declared interfaces
+
+def declared_names(module: str) -> set[str] | None:
+    """The module's ``__all__`` as written (None when it has none)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return None
+
+
+def test_imports_take_only_declared_names():
+    """A name one module takes from another is in that module's ``__all__``: what a module
+    offers the others is declared, and a name left out of ``__all__`` is its own."""
+    undeclared = []
+    for module in MODULES:
+        for target, name, _ in imports(module):
+            if name and name != "*" and target in MODULES and target != module:
+                declared = declared_names(target)
+                if declared is not None and name not in declared:
+                    undeclared.append(f"{module} takes {target}.{name}")
+    assert undeclared == []
+
+
+def test_import_graph_depth():
+    """At most 16 floors from cli down to a module that imports none of nimmt."""
+    assert nx.dag_longest_path_length(import_graph()) + 1 <= 16
+
+
 # ---------------------------------------------------------------- messages
 
 def docstring_ids(tree: ast.AST) -> set[int]:

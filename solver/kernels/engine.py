@@ -30,9 +30,12 @@ import numpy as np
 from ..base.rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
 from . import kernel_cache
 
-__all__ = ["BOT_CODES", "CardStep", "GameLog", "TurnOutcome", "arrays_to_rows", "bot_card",
-           "bot_codes", "jit", "jit_inline", "play_games", "resolve_turn", "row_table",
-           "rows_to_arrays"]
+__all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_TAKE",
+           "END_TIE", "FIRST", "GameLog", "LAST", "LENGTH", "NO_CHOICE", "TurnOutcome",
+           "arrays_to_rows", "bot_card", "bot_codes", "copy_row", "copy_table", "draft_pick",
+           "find_end", "jit", "jit_inline", "landing", "pick_card", "place_at_end", "play_games",
+           "play_round", "resolve_turn", "rng_below", "rng_seed", "row_table", "rows_to_arrays",
+           "start_row"]
 
 CACHE = kernel_cache.configure()  # a writable cache folder (or none) before numba needs one
 from numba import njit  # noqa: E402
@@ -457,12 +460,11 @@ def _play_games(first_game, game_count, n, deck_size, logic, professional, thres
 
 
 # ---------------------------------------------------------------- the logic draft's kernels
-# Public names of the round kernels that solver/kernels/draftkernels.py builds on (the draft's
-# analysis and whole logic rounds), so that no rule is written twice.
+# Public names (in ``__all__`` above) of the round kernels that draftkernels builds on (the
+# draft's analysis and whole logic rounds), so that no rule is written twice.
 draft_pick = _draft_pick
 play_round = _play_round
 start_row = _start_row
-__all__ += ["draft_pick", "play_round", "start_row"]
 
 
 # ---------------------------------------------------------------- Python API

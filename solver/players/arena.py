@@ -43,9 +43,9 @@ from .bots import Bot, BotSpec, Moment, make_policy
 from .external import close_engines, policy_for
 from .records import GameRecorder
 
-__all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "deal_cards",
-           "deal_round",
-           "deal_with_bots", "play_deal", "rating", "run_arena", "simulate_bots"]
+__all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "bot_labels",
+           "bot_seed", "deal_cards", "deal_round", "deal_with_bots", "play_deal", "rating",
+           "round_player", "run_arena", "simulate_bots"]
 
 MAX_ROUNDS = 200  # a game to a threshold ends by then whatever the bots do
 BOOTSTRAP = 200   # resamples of the deals for the rating's intervals

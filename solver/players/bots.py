@@ -73,10 +73,10 @@ from ..search.analysis import analyse
 from ..search.exact import estimate_nodes, solve_exact
 from ..search.nash import solve_nash
 
-__all__ = ["BOT_NAMES", "PARAMETERS", "RULE_BOTS", "SEARCH_BOTS", "BotSpec", "ChunkSizer",
-           "Decision", "Moment", "Policy", "RowOption", "deadline_of", "make_policy",
-           "moment_of", "parse_bot", "parse_bots", "rank_row_options", "row_choices",
-           "seconds_left", "split_bot_list"]
+__all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "Decision", "Moment", "PARAMETERS",
+           "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of", "deal_hidden",
+           "make_policy", "moment_of", "parse_bot", "parse_bots", "playout_arrays",
+           "rank_row_options", "row_choices", "seconds_left", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")

@@ -50,9 +50,9 @@ from .position import (
     position_from_mapping,
 )
 
-__all__ = ["DRAFT_EXAMPLES", "DRAFT_KEYS", "ORDERS", "DraftPosition", "draft_from_mapping",
-           "draft_problems", "format_draft", "hand_sizes_after", "is_draft", "load_any",
-           "parse_draft", "pick_order", "picker", "render_draft"]
+__all__ = ["DRAFT_EXAMPLES", "DRAFT_KEYS", "DraftPosition", "ORDERS", "ROUND_ROBIN",
+           "draft_from_mapping", "draft_problems", "format_draft", "hand_sizes_after", "is_draft",
+           "load_any", "parse_draft", "pick_order", "picker", "render_draft"]
 
 ROUND_ROBIN, SNAKE = "round-robin", "snake"
 ORDERS = (ROUND_ROBIN, SNAKE)

@@ -38,9 +38,9 @@ from ..base.rules import (
 if TYPE_CHECKING:  # the engine (numba) loads only when a turn is played: `show` stays quick
     from ..kernels.engine import TurnOutcome
 
-__all__ = ["EXAMPLES", "KEYS", "Position", "field_cards", "field_name", "field_number",
-           "format_position", "load_fields", "load_position", "notation_fields", "parse_position",
-           "position_from_mapping", "turn_problems"]
+__all__ = ["EXAMPLES", "HAND_KEYS", "KEYS", "Position", "field_cards", "field_name",
+           "field_number", "format_position", "load_fields", "load_position", "notation_fields",
+           "parse_position", "position_from_mapping", "turn_problems"]
 
 # Built-in positions, usable wherever a POSITION is asked for (dealt by `nimmt deal`).
 EXAMPLES = {

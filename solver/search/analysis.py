@@ -21,9 +21,10 @@ from ..positions import gamewin
 from ..positions.position import Position, format_position
 from . import exact, montecarlo, nash
 
-__all__ = ["DEFAULT_MAX_NODES", "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "Analysis",
-           "CardAnalysis", "analyse", "analyse_nash", "better_first", "from_exact",
-           "from_montecarlo", "from_nash", "objective_unit"]
+__all__ = ["AUTO_SECONDS", "AUTO_SHARE", "Analysis", "BOUND_UNIT", "CardAnalysis",
+           "DEFAULT_MAX_NODES", "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "analyse",
+           "analyse_nash", "better_first", "from_exact", "from_montecarlo", "from_nash",
+           "objective_unit"]
 
 OPPONENTS = values(Model)
 METHODS = values(Method)

@@ -54,8 +54,11 @@ from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_o
 from ..positions import gamewin
 from ..positions.position import Position
 
-__all__ = ["DEFAULT_MEMORY", "OBJECTIVES", "CardLine", "ExactResult", "estimate_nodes",
-           "goal_array", "objective_value", "opponent_set_count", "owner_array", "solve_exact"]
+__all__ = ["ABORTED", "CardLine", "DEFAULT_MEMORY", "ExactResult", "FIRST_SLOTS", "G_HIDDEN_SEATS",
+           "G_TAKEN", "HITS", "MODEL_RANDOM", "OBJECTIVES", "OWNER_GONE", "OWNER_P1", "OWNER_POOL",
+           "cards_of", "cost_of_cows", "end_cost", "estimate_nodes", "goal_array", "memo_find",
+           "memo_store", "new_memo", "objective_value", "opponent_set_count", "owner_array",
+           "pack_memo_key", "search_state", "seat_of", "solve_exact", "sort_hidden_seats"]
 
 MODEL_RANDOM, MODEL_WORST = 0, 1
 MODELS = {"random": MODEL_RANDOM, "worst": MODEL_WORST}

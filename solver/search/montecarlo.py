@@ -75,7 +75,7 @@ from .exact import (
     sort_hidden_seats,
 )
 
-__all__ = ["MonteCarloResult", "SampledCard", "later_play_text", "plan", "policy_text",
+__all__ = ["MonteCarloResult", "SampledCard", "Z95", "later_play_text", "plan", "policy_text",
            "quantity_text", "run_montecarlo"]
 
 Z99 = 2.5758293035489004

@@ -48,9 +48,10 @@ from ..kernels.table import (
 from ..kernels.turns import kind_option_count, play_found_option, sort_turn
 from ..positions.position import Position
 
-__all__ = ["DEFAULT_MEMORY", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "NashResult",
-           "RootStep", "check_nash_position", "estimate_bytes", "estimate_states",
-           "SEARCH_VERSION", "largest_fitting_k", "replies", "root_oracle", "solve_nash"]
+__all__ = ["DEFAULT_MEMORY", "NashResult", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "RootStep",
+           "SEARCH_VERSION", "check_nash_position", "estimate_bytes", "estimate_states",
+           "largest_fitting_k", "nash_from_cells", "replies", "root_oracle", "solve_nash",
+           "solve_root_cells"]
 
 # Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py)
 # while the table doubled (the old and the new one both alive); a table sized once from
