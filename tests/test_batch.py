@@ -417,7 +417,7 @@ def test_generate_keeps_the_first_puzzles_by_index_whatever_the_window():
 
 
 def test_the_layer_imports_no_dask_until_a_dask_backend_runs():
-    code = ("import sys; from nimmt.solver import batch; "
+    code = ("import sys; from nimmt.solver.base import batch; "
             "batch.run_units(abs, range(3)); print('distributed' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -11,7 +11,8 @@ import nimmt.puzzles
 import nimmt.solver
 
 MODULES = sorted(m.name for package in (nimmt.solver, nimmt.puzzles)
-                 for m in pkgutil.iter_modules(package.__path__, package.__name__ + "."))
+                 for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+                 if not m.ispkg)
 
 
 def test_every_module_is_collected():
