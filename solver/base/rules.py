@@ -16,7 +16,8 @@ from .names import Model, Placement, Variant, values
 __all__ = ["COWS", "DEFAULT_THRESHOLD", "ECHO_LIMIT", "HAND_SIZE", "MAX_PLAYERS", "MIN_PLAYERS",
            "MODELS", "PLACEMENTS", "ROW_COUNT", "ROW_LIMIT", "STANDARD_DECK", "VARIANTS",
            "NimmtError", "Rules", "card_cows", "check_placement", "check_players",
-           "check_variant", "clip", "cut", "deck_size", "plural", "ranks", "win_shares"]
+           "check_variant", "clip", "cut", "deck_size", "game_over", "plural", "ranks",
+           "win_shares"]
 
 # The names as plain strings, from ``names`` (importable without the searches and numba).
 VARIANTS = values(Variant)
@@ -122,6 +123,11 @@ class Rules:
     def deck_size(self) -> int:
         return deck_size(self.variant, self.players)
 
+    def game_over(self, totals: Sequence[int]) -> bool:
+        """Whether the game ends after a round that leaves these totals (``game_over``; a
+        one-round game ends after its round)."""
+        return self.one_round or game_over(totals, self.threshold)
+
     @property
     def professional(self) -> bool:
         return self.placement == Placement.PROFESSIONAL
@@ -134,6 +140,17 @@ def ranks(totals) -> list[int]:
     [2, 1, 2, 4]
     """
     return [1 + sum(1 for u in totals if u < t) for t in totals]
+
+
+def game_over(totals: Sequence[int] | np.ndarray, threshold: int = DEFAULT_THRESHOLD
+              ) -> bool:
+    """The game ends after the round in which some player's total reaches the threshold
+    (docs/RULES.md). The kernels' games test the same (``engine.game_ends``).
+
+    >>> game_over([65, 12], 66), game_over([66, 12], 66)
+    (False, True)
+    """
+    return bool(max(totals) >= threshold)
 
 
 def win_shares(totals: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -94,7 +94,7 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
         for s in range(n):
             totals[s] += cows[s]
             times[s] += table.times[s]
-        if rules.one_round or max(totals) >= rules.threshold or rounds >= MAX_ROUNDS:
+        if rules.game_over(totals) or rounds >= MAX_ROUNDS:
             break
     return GameRecord(deal, rotation, tuple(seat_of), tuple(totals[seat_of[b]] for b in range(n)),
                       rounds, tuple(tuple(times[seat_of[b]]) for b in range(n)),

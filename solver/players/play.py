@@ -316,7 +316,7 @@ class HumanGame:
                 self.say("round " + str(round_index) + ": " + ", ".join(
                     f"{self.labels[s]} {table.cows[s]} (total {self.totals[s]})"
                     for s in range(n)))
-                if rules.one_round or max(self.totals) >= rules.threshold:
+                if rules.game_over(self.totals):
                     break
         except Quit:
             return self.record

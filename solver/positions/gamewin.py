@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..base.errors import NimmtError
-from ..base.rules import COWS, deck_size, win_shares
+from ..base.rules import COWS, deck_size, game_over, win_shares
 from ..kernels import engine
 from .position import Position
 
@@ -118,7 +118,7 @@ def win_word(position: Position) -> str:
 
 def check_game(position: Position) -> None:
     """A game's scores must leave it open: no total at the threshold before this round."""
-    if position.in_game and max(position.scores) >= position.game_threshold:
+    if position.in_game and game_over(position.scores, position.game_threshold):
         raise NimmtError(
             f"scores={','.join(map(str, position.scores))} already reach the threshold "
             f"{position.game_threshold}: the game ended before this round; give the scores "
@@ -134,7 +134,7 @@ def share_at_end(position: Position, taken: Sequence[int]) -> float:
         return float(win_shares(taken)[0])
     check_game(position)
     totals = [s + t for s, t in zip(position.scores, taken)]
-    if kind == LEAD or max(totals) >= position.game_threshold:
+    if kind == LEAD or game_over(totals, position.game_threshold):
         return float(win_shares(totals)[0])
     values = _continuation(position.variant, position.placement, position.game_threshold)
     return float(values[totals[0], totals[1]])

@@ -1,8 +1,15 @@
-"""One objective: the kernels' encoding (the goal array, ``solver/kernels/objective.py``)
-and the Python rules agree, for the round, a two-player game (its table) and a game
-of three players (the lead), whoever's cost is asked."""
+"""One home for each rule, and the kernels' forms held against it.
+
+- the objective: the kernels' encoding (the goal array, ``solver/kernels/objective.py``)
+  and the Python rules agree, for the round, a two-player game (its table) and a game of
+  three players (the lead), whoever's cost is asked;
+- the win share (``rules.win_shares``) and the game's end (``rules.game_over``), against
+  the kernels' ``win_share`` and ``engine.game_ends``;
+- the turn walk (``turns.walk_turn``): the rows each card meets and the choices it has, as
+  the pure-Python reference engine places the same turn."""
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import numpy as np
@@ -10,7 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nimmt.solver.base.rules import COWS, Rules, win_shares
+from nimmt.solver.base import reference
+from nimmt.solver.base.rules import COWS, Rules, game_over, win_shares
+from nimmt.solver.kernels import engine
 from nimmt.solver.kernels.objective import (
     G_SCORES,
     G_SEATS,
@@ -19,6 +28,7 @@ from nimmt.solver.kernels.objective import (
     playout_cost,
     win_share,
 )
+from nimmt.solver.kernels.turns import walk_turn
 from nimmt.solver.positions import gamewin
 from nimmt.solver.positions.objective import (
     cow_weights,
@@ -113,3 +123,49 @@ def test_exact_search_and_the_playouts_weigh_cows_alike():
         assert tuple(playout_goal(position, objective)[:3]) == weights
     assert turn_cost("margin", [3, 1, 2, 0]) == pytest.approx(3 - 1.0)
     assert turn_cost("cows", [3, 1, 2, 0]) == 3.0 and turn_cost("win", [3, 1, 2, 0]) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 80), min_size=2, max_size=10), st.integers(1, 80),
+       st.booleans())
+def test_the_kernels_game_end_is_the_rule(totals, threshold, one_round):
+    want = one_round or game_over(totals, threshold)
+    assert engine.game_ends(np.array(totals, np.int64), threshold, one_round) == want
+    assert Rules("tactical", 2, threshold=threshold, one_round=one_round).game_over(totals) \
+        == want
+
+
+def random_turn(rng: random.Random) -> tuple[list[list[int]], list[int], bool]:
+    """Rows of one to five cards and one card per player, all distinct, from 1..104."""
+    n = rng.randint(2, 10)
+    deck = rng.sample(range(1, 105), 4 * 5 + n)
+    rows = [sorted(deck[5 * r:5 * r + rng.randint(1, 5)]) for r in range(4)]
+    return rows, deck[20:20 + n], rng.random() < 0.5
+
+
+def test_the_turn_walk_meets_the_rows_the_reference_engine_meets():
+    """Choices drawn at random as the walk asks: the same players asked in the same order
+    with the same rows and the same options as the reference engine, and the same turn."""
+    rng = random.Random(7)
+    asked = 0
+    for _ in range(400):
+        rows, cards, professional = random_turn(rng)
+        take, tie = [-1] * len(cards), [-1] * len(cards)
+        walked = []
+        for player, met, options in walk_turn(rows, cards, professional, take, tie):
+            take[player], tie[player] = options[rng.randrange(len(options))]
+            walked.append((player, [list(r) for r in met], len(options)))
+        seen = []
+
+        def chooser(player, now, card, opts, seen=seen, take=take, tie=tie):
+            seen.append((player, [list(r) for r in now], len(opts)))
+            if take[player] >= 0:
+                return next(o for o in opts if o.row_index == take[player])
+            return next(o for o in opts if o.side == ("left" if tie[player] else "right"))
+
+        want_rows, want_cows = reference.resolve_turn(rows, cards, professional, chooser)
+        assert walked == seen
+        got = engine.resolve_turn(rows, cards, professional, take, tie)
+        assert [list(r) for r in got.rows] == want_rows and list(got.cows) == want_cows
+        asked += len(walked)
+    assert asked > 100  # the walk met many choices
