@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .rules import ROW_LIMIT, card_cows
+from .deck import ROW_LIMIT, card_cows
 
 __all__ = ["Option", "apply_option", "default_chooser", "option_cows", "options", "play_round",
            "random_chooser", "resolve_turn", "row_cows", "rule_following"]

@@ -1,7 +1,9 @@
-"""The rules as data: variants, placements, the cow table, deck sizes.
+"""The rules as data: variants, placements, deck sizes, the game's end and its win.
 
-Everything here is plain Python and numpy, built once at import. See
-``docs/RULES.md`` for the rules these constants encode.
+Everything here is plain Python and numpy, built once at import. See ``docs/RULES.md``
+for the rules these constants encode. The fixed numbers of the cards (cows per card,
+rows, hand size, player counts) are ``deck``'s, offered here too; the kernels and the
+reference engine take them from ``deck``, which imports nothing.
 """
 from __future__ import annotations
 
@@ -10,6 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .deck import (
+    COWS,
+    DEFAULT_THRESHOLD,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ROW_COUNT,
+    ROW_LIMIT,
+    STANDARD_DECK,
+    card_cows,
+)
 from .errors import NimmtError
 from .names import Model, Placement, Variant, values
 
@@ -23,12 +36,6 @@ __all__ = ["COWS", "DEFAULT_THRESHOLD", "ECHO_LIMIT", "HAND_SIZE", "MAX_PLAYERS"
 VARIANTS = values(Variant)
 PLACEMENTS = values(Placement)
 MODELS = values(Model)  # the opponent models (DESIGN.md section 3)
-ROW_COUNT = 4
-ROW_LIMIT = 5  # a row holds at most 5 cards; the sixth takes it
-HAND_SIZE = 10
-MIN_PLAYERS, MAX_PLAYERS = 2, 10
-STANDARD_DECK = 104
-DEFAULT_THRESHOLD = 66
 
 
 ECHO_LIMIT = 40  # characters of the user's text an error message repeats
@@ -54,27 +61,6 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     ('1 cow', '2 cows', '12,345 games', '1 cows')
     """
     return f"{count:,} {word if count == 1 else (many or word + 's')}"
-
-
-def card_cows(card: int) -> int:
-    """Cows (bull's heads) on one card.
-
-    >>> [card_cows(c) for c in (1, 5, 10, 11, 55, 104)]
-    [1, 2, 3, 5, 7, 1]
-    """
-    if card == 55:
-        return 7
-    if card % 11 == 0:
-        return 5
-    if card % 10 == 0:
-        return 3
-    if card % 5 == 0:
-        return 2
-    return 1
-
-
-# COWS[card] for card 0..104 (index 0 unused, 0 cows): the kernels' lookup table.
-COWS = np.array([0] + [card_cows(c) for c in range(1, STANDARD_DECK + 1)], dtype=np.int64)
 
 
 def deck_size(variant: str, players: int) -> int:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, NimmtError
+from ..base.deck import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
+from ..base.errors import NimmtError
 from . import kernel_cache
 
 __all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_TAKE",

@@ -147,10 +147,9 @@ def _player1_options(rows: tuple[tuple[int, ...], ...], cards: Sequence[int],
                      professional: bool) -> tuple[tuple[int, int], ...]:
     """Player 1's options when its card reaches the rows (the lower cards placed first,
     rule-following): ((-1, -1),) when it has one place to go."""
-    mine = cards[0]
-    lower = sorted(c for c in cards if c < mine)
-    at = rows if not lower else engine.resolve_turn(rows, lower, professional).rows
-    options = turns.option_choices(at, mine, professional)
+    rule = [-1] * len(cards)
+    at = turns.rows_met(rows, cards, professional, rule, rule, 0)
+    options = turns.option_choices(at, cards[0], professional)
     return options if len(options) > 1 else ((-1, -1),)
 
 

@@ -57,8 +57,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -67,204 +66,31 @@ from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
 from ..kernels import engine, turns
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
-from ..kernels.objective import G_TAKEN, OBJECTIVES, playout_cost
+from ..kernels.objective import G_TAKEN, playout_cost
 from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
 from ..positions.position import Position
 from ..search.analysis import analyse
 from ..search.exact import estimate_nodes, solve_exact
 from ..search.nash import solve_nash
+from .policy import (
+    BOT_NAMES,
+    PARAMETERS,
+    RULE_BOTS,
+    SEARCH_BOTS,
+    Bot,
+    BotSpec,
+    Decision,
+    Moment,
+    Policy,
+    parse_bot,
+    parse_bots,
+    split_bot_list,
+)
 
 __all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "Decision", "Moment", "PARAMETERS",
            "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of", "deal_hidden",
            "make_policy", "moment_of", "parse_bot", "parse_bots", "playout_arrays",
            "rank_row_options", "row_choices", "seconds_left", "split_bot_list"]
-
-RULE_BOTS = tuple(engine.BOT_CODES)
-SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
-BOT_NAMES = RULE_BOTS + SEARCH_BOTS
-
-OBJECTIVE = {"objective": (str, "cows")}
-_EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
-# name -> parameter -> (type, default); None: no such budget unless given
-PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
-    **{name: {} for name in RULE_BOTS},
-    "expecti": dict(_EXPECTI),
-    "paranoid": dict(_EXPECTI),
-    "nash": {"k": (int, 7), **_EXPECTI},
-    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE},
-    "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
-               **OBJECTIVE},
-}
-LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
-          "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
-          "c": (0.0, 100.0)}
-
-
-# ---------------------------------------------------------------- names
-
-@dataclass(frozen=True)
-class BotSpec:
-    """A bot's name and its parameters (the defaults filled in)."""
-
-    name: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        given = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                 for k, v in self.params.items()
-                 if v is not None and v != PARAMETERS[self.name][k][1]]
-        return self.name + (":" + ",".join(given) if given else "")
-
-    @property
-    def searches(self) -> bool:
-        """A search-backed bot (played by the Python game loop, not the engine's kernels)."""
-        return self.name in SEARCH_BOTS
-
-
-def parse_bot(text: str) -> BotSpec:
-    """``name`` or ``name:key=value,key=value`` -> BotSpec; one NimmtError naming the
-    valid names or parameters otherwise.
-
-    >>> parse_bot("expecti:samples=500,time=0.2").params["samples"]
-    500
-    """
-    name, _, rest = str(text).strip().partition(":")
-    name = name.strip()
-    if name not in PARAMETERS:
-        raise NimmtError(f"unknown bot {name[:40]!r}; use one of {', '.join(BOT_NAMES)}")
-    allowed = PARAMETERS[name]
-    params = {k: default for k, (_, default) in allowed.items()}
-    if rest.strip() or _:
-        for item in rest.split(","):
-            key, eq, value = item.strip().partition("=")
-            if key not in allowed:
-                valid = ", ".join(allowed) if allowed else "none"
-                raise NimmtError(f"bot {name} has no parameter {key[:40]!r} (its parameters: "
-                                 f"{valid}); write {name}:key=value,key=value")
-            if not eq or not value:
-                raise NimmtError(f"bot {name}: give a value, as {key}=N")
-            kind = allowed[key][0]
-            if kind is str:  # the objective: a name
-                if value not in OBJECTIVES:
-                    raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
-                                     f"{', '.join(OBJECTIVES)}")
-                params[key] = value
-                continue
-            low, high = LIMITS[key]
-            try:
-                if not value.isascii() or "_" in value:
-                    raise ValueError
-                number = kind(value)
-            except ValueError:
-                what = "a whole number" if kind is int else "a number"
-                raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not {what}") from None
-            if not (math.isfinite(number) and low <= number <= high):
-                raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
-            params[key] = number
-    return BotSpec(name, params)
-
-
-def split_bot_list(text: str) -> list[str]:
-    """A comma-separated list of bots whose parameters are comma-separated too: an item
-    with '=' and no ':' belongs to the bot before it.
-
-    >>> split_bot_list("expecti:samples=500,time=0.2,mcs,closest")
-    ['expecti:samples=500,time=0.2', 'mcs', 'closest']
-    """
-    items: list[str] = []
-    for part in str(text).split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "=" in part and ":" not in part and items and ":" in items[-1]:
-            items[-1] += "," + part
-        else:
-            items.append(part)
-    return items
-
-
-def parse_bots(text: str, players: int | None = None) -> list[BotSpec]:
-    """A bot list: one bot per seat, or one bot for every seat (``players`` given)."""
-    specs = [parse_bot(item) for item in split_bot_list(text)]
-    if not specs:
-        raise NimmtError(f"name at least one bot: {', '.join(BOT_NAMES)}")
-    if players is not None:
-        if len(specs) == 1:
-            specs *= players
-        if len(specs) != players:
-            raise NimmtError(f"{len(specs)} bots for {players} players; name one bot per seat "
-                             "(or a single bot for every seat)")
-    return specs
-
-
-# ---------------------------------------------------------------- the interface
-
-@dataclass(frozen=True)
-class Decision:
-    """A card and the row choices its owner would make for it on the rows as they are:
-    ``take_row`` (0..3) if it has no legal end, ``tie_side`` (0 right, 1 left) on a
-    professional tie; -1: the rule-following choice, or no choice to make."""
-
-    card: int
-    take_row: int = -1
-    tie_side: int = -1
-
-
-@dataclass(frozen=True)
-class Moment:
-    """A row choice to make now: the turn's cards are revealed and player 1's card has
-    reached the rows with ``len(options)`` options. ``position`` is the seat's view before
-    the turn; ``cards[p]`` each player's card (player 1 first); ``take_rows`` /
-    ``tie_sides`` the choices made by the cards placed before (-1 elsewhere); ``rows`` the
-    rows the card meets; ``options`` each option as (take_row, tie_side)."""
-
-    position: Position
-    cards: tuple[int, ...]
-    take_rows: tuple[int, ...]
-    tie_sides: tuple[int, ...]
-    rows: tuple[tuple[int, ...], ...]
-    options: tuple[tuple[int, int], ...]
-
-    def after(self, option: int) -> tuple[Position, tuple[int, ...]]:
-        """The position after the turn (player 1 choosing ``option``, the later cards'
-        owners rule-following) and each player's cows this turn."""
-        take, tie = list(self.take_rows), list(self.tie_sides)
-        take[0], tie[0] = self.options[option] if option >= 0 else (-1, -1)
-        after, outcome = self.position.apply_turn(self.cards, take, tie)
-        return after, outcome.cows
-
-
-class Policy(Protocol):
-    """What every bot is: see the module's docstring."""
-
-    spec: BotSpec
-
-    def choose(self, position: Position) -> Decision: ...
-
-    def choose_option(self, moment: Moment) -> int: ...
-
-
-class Bot:
-    """The common part: a seed, a fresh stream per decision, rule-following rows."""
-
-    def __init__(self, spec: BotSpec, seed: int = 0) -> None:
-        self.spec = spec
-        self.params = dict(spec.params)
-        self.seed = int(seed) % 2**63
-        self.decisions = 0
-
-    def next_seed(self) -> int:
-        """A seed for the next decision: a function of (seed, decisions made)."""
-        self.decisions += 1
-        ss = np.random.SeedSequence([self.seed, self.decisions])
-        return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-    def choose(self, position: Position) -> Decision:
-        raise NotImplementedError
-
-    def choose_option(self, moment: Moment) -> int:
-        return -1
-
 
 class RuleBot(Bot):
     """A rule-of-thumb bot: the engine's kernel (``engine.bot_card``)."""

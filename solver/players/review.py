@@ -21,7 +21,7 @@ from typing import Any
 from ..base.errors import NimmtError, SearchInterrupted, SearchStopped
 from ..base.intervals import Z95
 from ..base.names import Model, Variant
-from ..kernels import engine, turns
+from ..kernels import turns
 from ..positions.position import Position, format_position
 from ..search.analysis import Analysis
 from .botmodel import analyse_any, is_model, opponent_spec
@@ -167,9 +167,8 @@ def _row_moment(turn: RecordTurn, seat: int, view: Position) -> Moment | None:
     cards = turn.cards
     order = sorted(range(n), key=lambda s: cards[s])
     before = order[:order.index(seat)]
-    rows = view.rows if not before else engine.resolve_turn(
-        view.rows, [cards[q] for q in before], view.professional,
-        [turn.take_rows[q] for q in before], [turn.tie_sides[q] for q in before]).rows
+    rows = turns.rows_met(view.rows, cards, view.professional, turn.take_rows,
+                          turn.tie_sides, seat)
     options = turns.option_choices(rows, cards[seat], view.professional)
     if len(options) < 2:
         return None

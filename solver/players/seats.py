@@ -28,7 +28,7 @@ from ..kernels.turns import walk_turn
 from ..positions.draft import ROUND_ROBIN
 from ..positions.position import Position, format_position
 from ..search.draftsearch import draft_round, drafted_round
-from .bots import Bot, Moment
+from .policy import Bot, Moment
 from .records import GameRecorder
 
 __all__ = ["ArenaError", "Table", "bot_seed", "deal_cards", "deal_round"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from ..base.errors import NimmtError
 from ..base.names import Model
 from ..base.rules import MODELS
-from ..kernels import engine, turns
+from ..kernels import turns
 from ..positions.position import Position, format_position
 from .exact import solve_exact
 from .nash import solve_nash
@@ -143,14 +143,12 @@ class _Line:
              choices: dict[int, tuple[int, int]], made: tuple[RowChoice, ...]) -> _Reply:
         """Resolve the turn from the first card (lowest first) whose row choice is not yet in
         ``choices`` (player -> (take_row, tie_side)), branching where its owner chooses."""
-        order = sorted(range(len(cards)), key=lambda p: cards[p])
-        for n, p in enumerate(order):
+        for p in sorted(range(len(cards)), key=lambda p: cards[p]):
             if p in choices:
                 continue
-            before = order[:n]
-            rows = position.rows if not before else engine.resolve_turn(
-                position.rows, [cards[q] for q in before], position.professional,
-                [choices[q][0] for q in before], [choices[q][1] for q in before]).rows
+            made_take, made_tie = zip(*(choices.get(q, (-1, -1)) for q in range(len(cards))))
+            rows = turns.rows_met(position.rows, cards, position.professional, made_take,
+                                  made_tie, p)
             options = turns.option_choices(rows, cards[p], position.professional)
             if len(options) == 1 or (p != 0 and self.model == Model.RANDOM):
                 choices = {**choices, p: (NO_CHOICE, NO_CHOICE)}

@@ -32,7 +32,7 @@ import networkx as nx
 from ..base.errors import NimmtError, command, param
 from ..base.fileio import atomic_write, atomic_write_text
 from ..base.rules import HAND_SIZE, MODELS
-from ..kernels import engine, turns
+from ..kernels import turns
 from ..positions.position import Position, format_position
 from .exact import estimate_nodes, opponent_set_count, solve_exact
 from .nash import (
@@ -132,15 +132,12 @@ def _turn(b: _Build, position: Position, cards: list[int], choices: dict[int, tu
     yet in ``choices`` (player -> (take_row, tie_side), -1 for none); make choice nodes where
     an owner has a choice. Returns the value
     (player 1's view) from here; links ``parent`` to what it makes with ``edge_attrs``."""
-    order = sorted(range(len(cards)), key=lambda p: cards[p])
-    for n, p in enumerate(order):
+    for p in sorted(range(len(cards)), key=lambda p: cards[p]):
         if p in choices:
             continue
-        prefix = [cards[q] for q in order[:n]]
-        before = engine.resolve_turn(position.rows, prefix, position.professional,
-                                     [choices[q][0] for q in order[:n]],
-                                     [choices[q][1] for q in order[:n]]) if prefix else None
-        rows = before.rows if before else position.rows
+        made_take, made_tie = zip(*(choices.get(q, (-1, -1)) for q in range(len(cards))))
+        rows = turns.rows_met(position.rows, cards, position.professional, made_take, made_tie,
+                              p)
         options = turns.option_choices(rows, cards[p], position.professional)
         mine = p == 0
         if len(options) == 1 or (not mine and b.model == "random"):
