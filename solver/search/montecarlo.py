@@ -584,59 +584,26 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
     table = row_table(position.rows)
     layout = exact.memo_layout(owner, position.professional,
                                position.players if objective == "win" else 0)
-    if exact_depth is None:
-        depth, planned = plan(position, node_budget)
-    else:
-        depth = exact_depth
-        planned = next((r for r in ROLLOUT_CHOICES
-                        if plan_cost(position, depth, r) <= node_budget), 0)
-    rollouts = planned if rollouts is None else rollouts
-    if not policy_turns(position.cards_left, depth):
-        rollouts = 0  # no later card is chosen by a policy
+    depth, rollouts = _sampling_plan(position, exact_depth, rollouts, node_budget)
     stats = np.zeros(exact.STAT_SLOTS, np.int64)
     hand = position.hand
+    # the kernel's arguments before the batch's own: the deal, the plan, the memo
+    deal = (table, owner, position.deck_size, known, hidden, position.professional,
+            np.asarray(hand, np.int64))
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
-    done = 0
     if not _montecarlo_batch.signatures:  # compile or load first: times are the sampling's
-        _montecarlo_batch(table, owner, position.deck_size, known, hidden, position.professional,
-                          np.asarray(hand, np.int64), 0, 0, depth, rollouts, seed,
-                          new_run_memo(layout), layout,
+        _montecarlo_batch(*deal, 0, 0, depth, rollouts, seed, new_run_memo(layout), layout,
                           stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal)
     memo = new_run_memo(layout)
     start = work_clock()
     deadline = None if time_limit is None else clock + time_limit
     if deadline is not None:
         batch = min(batch, FIRST_TIMED_BATCH)
-    complete = True
-    rate = 0.0  # seconds a sample (every card) took in the last batch
     timer = None if deadline is None else _stop_at(deadline, stats)
     try:
-        while done < samples:
-            size = min(batch, samples - done)
-            if deadline is not None and rate > 0:  # a batch that fits the time left
-                size = max(1, min(size, int(TIMED_SHARE * (deadline - work_clock())
-                                            / rate)))
-            t0 = work_clock()
-            values = np.zeros((len(hand), size))
-            now = np.zeros((len(hand), size))
-            args = (table, owner, position.deck_size, known, hidden, position.professional,
-                    np.asarray(hand, np.int64), done, size, depth, rollouts, seed, memo,
-                    layout, stats, values, now, goal)
-            _montecarlo_batch(*args)
-            if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
-                complete = False
-                break
-            batches.append((values, now))
-            done += size
-            spent = work_clock() - t0
-            rate = spent / size
-            if spent < 0.05 and batch < 8192:
-                batch *= 2  # fewer kernel calls, while time limits stay responsive
-            if progress:
-                progress(size)
-            if deadline is not None and work_clock() >= deadline:
-                complete = done >= samples
-                break
+        done, complete = _sample_batches(
+            deal, (depth, rollouts, seed, memo, layout, stats), goal, samples, batch, deadline,
+            progress, batches)
     except KeyboardInterrupt:
         # never a result as if nothing happened (a caller looping over searches would go
         # on): the samples finished ride on the interrupt, for the command to report
@@ -657,6 +624,60 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         raise NimmtError("stopped before two samples per card; allow more time")
     return _sampled(position, batches, done, depth, rollouts, stats, objective, start,
                     None if complete else "time limit")
+
+
+def _sampling_plan(position: Position, exact_depth: int | None, rollouts: int | None,
+                   node_budget: int) -> tuple[int, int]:
+    """(exact_depth, rollouts) of a run: ``plan``'s, or for a given depth the most
+    rollouts whose plan_cost fits ``node_budget``; a given ``rollouts`` stays, and none
+    when no later card is chosen by a policy."""
+    if exact_depth is None:
+        depth, planned = plan(position, node_budget)
+    else:
+        depth = exact_depth
+        planned = next((r for r in ROLLOUT_CHOICES
+                        if plan_cost(position, depth, r) <= node_budget), 0)
+    rollouts = planned if rollouts is None else rollouts
+    if not policy_turns(position.cards_left, depth):
+        rollouts = 0  # no later card is chosen by a policy
+    return depth, rollouts
+
+
+def _sample_batches(deal: tuple, run: tuple, goal: np.ndarray, samples: int, batch: int,
+                    deadline: float | None, progress: Callable[[int], None] | None,
+                    batches: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, bool]:
+    """Sample every card in batches, appending each finished batch's (values, cows now) to
+    ``batches``, until ``samples`` per card or ``deadline``; batches double while they are
+    quick, and with a deadline fit the time left. ``deal`` and ``run`` (depth, rollouts,
+    seed, memo, layout, stats) are the kernel's arguments around the batch's own. Returns
+    (samples per card finished, whether they are all)."""
+    stats = run[-1]
+    hand_size = len(deal[-1])
+    done = 0
+    complete = True
+    rate = 0.0  # seconds a sample (every card) took in the last batch
+    while done < samples:
+        size = min(batch, samples - done)
+        if deadline is not None and rate > 0:  # a batch that fits the time left
+            size = max(1, min(size, int(TIMED_SHARE * (deadline - work_clock()) / rate)))
+        t0 = work_clock()
+        values = np.zeros((hand_size, size))
+        now = np.zeros((hand_size, size))
+        _montecarlo_batch(*deal, done, size, *run, values, now, goal)
+        if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
+            return done, False
+        batches.append((values, now))
+        done += size
+        spent = work_clock() - t0
+        rate = spent / size
+        if spent < 0.05 and batch < 8192:
+            batch *= 2  # fewer kernel calls, while time limits stay responsive
+        if progress:
+            progress(size)
+        if deadline is not None and work_clock() >= deadline:
+            complete = done >= samples
+            break
+    return done, complete
 
 
 def _sampled(position: Position, batches: list[tuple[np.ndarray, np.ndarray]], done: int,
