@@ -663,7 +663,8 @@ def _sample_batches(deal: tuple, run: tuple, goal: np.ndarray, samples: int, bat
         t0 = work_clock()
         values = np.zeros((hand_size, size))
         now = np.zeros((hand_size, size))
-        _montecarlo_batch(*deal, done, size, *run, values, now, goal)
+        args = (*deal, done, size, *run, values, now, goal)
+        _montecarlo_batch(*args)
         if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
             return done, False
         batches.append((values, now))
