@@ -201,19 +201,7 @@ class Puzzle:
     def from_json(cls, data: Any, source: str, number: int) -> Puzzle:
         """Checked: ``source`` and ``number`` (1-based) name the puzzle in a message."""
         where = f"{source}: puzzle {number}"
-        missing = [k for k in REQUIRED if not isinstance(data, dict) or k not in data]
-        if missing:
-            raise NimmtError(f"{where} lacks {', '.join(missing)}")
-        if data["model"] not in MODELS:
-            raise NimmtError(f"{where} has unknown model {data['model']!r}; models are "
-                             f"{', '.join(MODELS)}")
-        values = data["values"]
-        if (not isinstance(values, dict) or not values
-                or not all(isinstance(c, str) and _CARD_KEY.fullmatch(c) for c in values)
-                or not all(_is_number(v) for v in values.values())):
-            raise NimmtError(f"{where} needs values as card -> number")
-        if not _is_int(data["solution"]) or str(data["solution"]) not in values:
-            raise NimmtError(f"{where}'s solution is not one of its cards")
+        values = _puzzle_values(data, where)
         for key in ("id", "position", "explanation"):
             _checked(data, key, _is_text, where)
         _checked(data, "margin", _is_number, where)
@@ -231,6 +219,25 @@ class Puzzle:
             None if line is None else tuple(RefutationTurn.from_json(t) for t in line),
             None if bots is None else dict(bots), data.get("bots_failing"),
             data.get("refutation_depth"), {k: v for k, v in data.items() if k not in known})
+
+
+def _puzzle_values(data: Any, where: str) -> dict:
+    """A puzzle's checked values (card -> number) once its required keys, its model and its
+    solution (one of the cards) are checked; ``where`` names the puzzle in a message."""
+    missing = [k for k in REQUIRED if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise NimmtError(f"{where} lacks {', '.join(missing)}")
+    if data["model"] not in MODELS:
+        raise NimmtError(f"{where} has unknown model {data['model']!r}; models are "
+                         f"{', '.join(MODELS)}")
+    values = data["values"]
+    if (not isinstance(values, dict) or not values
+            or not all(isinstance(c, str) and _CARD_KEY.fullmatch(c) for c in values)
+            or not all(_is_number(v) for v in values.values())):
+        raise NimmtError(f"{where} needs values as card -> number")
+    if not _is_int(data["solution"]) or str(data["solution"]) not in values:
+        raise NimmtError(f"{where}'s solution is not one of its cards")
+    return values
 
 
 @dataclass(frozen=True)

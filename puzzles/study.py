@@ -316,49 +316,62 @@ def aggregate(settings: StudySettings, records: Sequence[dict]) -> dict:
         n = len(rs)
         entry: dict[str, Any] = {"positions": n, "models": {}}
         for m in settings.models:
-            spreads, values = [], []
-            bots: dict[str, dict[str, list]] = {b: {"best": [], "regret": []}
-                                                for b in settings.bots}
-            for r in rs:
-                vals = r["models"][m]["values"]
-                spreads.append(max(vals.values()) - min(vals.values()))
-                values.append(r["models"][m]["value"])
-                low = min(vals.values())
-                for b in settings.bots:
-                    regret = vals[str(r["bots"][b])] - low
-                    bots[b]["best"].append(regret <= TOLERANCE)
-                    bots[b]["regret"].append(regret)
-            matters = sum(s > TOLERANCE for s in spreads)
-            entry["models"][m] = {
-                "unit": UNITS[m],
-                "matters": share(matters, n),
-                "spread": {**mean_of(spreads, 0.0), **quantiles_of(spreads)},
-                "spread_when_matters": quantiles_of([s for s in spreads if s > TOLERANCE]),
-                "value": {**mean_of(values, VALUE_FLOOR.get(m)), **quantiles_of(values),
-                          "min": min(values) if values else math.nan,
-                          "max": max(values) if values else math.nan,
-                          "histogram": histogram(values)},
-                "bots": {b: {"best": share(sum(d["best"]), n),
-                             "regret": {**mean_of(d["regret"], 0.0),
-                                        "q90": {"value": quantile(d["regret"], 0.9),
-                                                "ci95": quantile_interval(d["regret"], 0.9)}}}
-                         for b, d in bots.items()}}
-        agreement = {}
-        for a, b in combinations(settings.models, 2):
-            hits = sum(bool(set(r["models"][a]["best"]) & set(r["models"][b]["best"]))
-                       for r in rs)
-            agreement[f"{a}-{b}"] = share(hits, n)
-        if len(settings.models) > 2:
-            hits = sum(bool(set.intersection(*(set(r["models"][m]["best"])
-                                              for m in settings.models))) for r in rs)
-            agreement["all"] = share(hits, n)
-        entry["agreement"] = agreement
+            entry["models"][m] = _model_figures(settings, rs, m)
+        entry["agreement"] = _agreement(settings, rs)
         if Model.NASH in settings.models:
             entry["nash_pure"] = share(sum(r["models"][Model.NASH]["pure"] for r in rs), n)
         entry["themes"] = theme_figures(settings, rs)
         entry["instructive"] = instructive(settings, rs)
         out[str(k)] = entry
     return out
+
+
+def _model_figures(settings: StudySettings, rs: Sequence[dict], m: str) -> dict:
+    """Model ``m``'s figures over the records ``rs`` (one k): how often the card matters,
+    the spread and the value of the cards, and each bot's share of best cards and regret."""
+    n = len(rs)
+    spreads, values = [], []
+    bots: dict[str, dict[str, list]] = {b: {"best": [], "regret": []} for b in settings.bots}
+    for r in rs:
+        vals = r["models"][m]["values"]
+        spreads.append(max(vals.values()) - min(vals.values()))
+        values.append(r["models"][m]["value"])
+        low = min(vals.values())
+        for b in settings.bots:
+            regret = vals[str(r["bots"][b])] - low
+            bots[b]["best"].append(regret <= TOLERANCE)
+            bots[b]["regret"].append(regret)
+    matters = sum(s > TOLERANCE for s in spreads)
+    return {
+        "unit": UNITS[m],
+        "matters": share(matters, n),
+        "spread": {**mean_of(spreads, 0.0), **quantiles_of(spreads)},
+        "spread_when_matters": quantiles_of([s for s in spreads if s > TOLERANCE]),
+        "value": {**mean_of(values, VALUE_FLOOR.get(m)), **quantiles_of(values),
+                  "min": min(values) if values else math.nan,
+                  "max": max(values) if values else math.nan,
+                  "histogram": histogram(values)},
+        "bots": {b: {"best": share(sum(d["best"]), n),
+                     "regret": {**mean_of(d["regret"], 0.0),
+                                "q90": {"value": quantile(d["regret"], 0.9),
+                                        "ci95": quantile_interval(d["regret"], 0.9)}}}
+                 for b, d in bots.items()}}
+
+
+def _agreement(settings: StudySettings, rs: Sequence[dict]) -> dict:
+    """How often each pair of models (and, with more than two, all of them) share a best
+    card over the records ``rs``."""
+    n = len(rs)
+    found = {}
+    for a, b in combinations(settings.models, 2):
+        hits = sum(bool(set(r["models"][a]["best"]) & set(r["models"][b]["best"]))
+                   for r in rs)
+        found[f"{a}-{b}"] = share(hits, n)
+    if len(settings.models) > 2:
+        hits = sum(bool(set.intersection(*(set(r["models"][m]["best"])
+                                          for m in settings.models))) for r in rs)
+        found["all"] = share(hits, n)
+    return found
 
 
 def theme_figures(settings: StudySettings, rs: Sequence[dict]) -> dict:

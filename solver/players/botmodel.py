@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,15 +52,15 @@ from ..kernels import engine, turns
 from ..kernels.engine import jit, pick_card, rng_seed
 from ..positions.position import Position
 from ..search.analysis import (
-    AUTO_SECONDS,
-    AUTO_SHARE,
     BOUND_UNIT,
     DEFAULT_MAX_NODES,
     OPPONENTS,
     Analysis,
     CardAnalysis,
     analyse,
+    auto_budget,
 )
+from ..search.auto import run_auto
 from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
 from .seats import Table, bot_seed
 
@@ -456,12 +457,98 @@ def _model_json(spec: BotSpec, split_total: int) -> dict[str, Any]:
             "splits": split_total}
 
 
+@dataclass(frozen=True)
+class _Enumeration:
+    """What exact enumeration would take for this position and bot: the splits, the
+    estimated steps, whether they fit ``max_nodes`` and whether the bot allows it."""
+
+    position: Position
+    spec: BotSpec
+    max_nodes: int
+    total: int
+    estimate: int
+
+    @classmethod
+    def of(cls, position: Position, spec: BotSpec, max_nodes: int) -> _Enumeration:
+        return cls(position, spec, max_nodes, split_count(position), estimate_steps(position))
+
+    @property
+    def fits(self) -> bool:
+        return self.estimate * STEP_NODES <= self.max_nodes
+
+    @property
+    def allowed(self) -> bool:
+        return self.spec.name in DETERMINISTIC
+
+    def check_exact(self) -> None:
+        """``method='exact'``'s refusals: a bot that is not deterministic, a budget too small."""
+        if not self.allowed:
+            raise NimmtError(f"exact enumeration needs a deterministic bot "
+                             f"({', '.join(DETERMINISTIC)}); {self.spec} draws random numbers "
+                             f"or searches: use {param('method', 'montecarlo')}")
+        if not self.fits:
+            raise BudgetExceeded(
+                f"exact enumeration over {_splits(self.total)} would take about "
+                f"{self.estimate:,} steps ({STEP_NODES} nodes each), over the budget of "
+                f"{self.max_nodes:,} nodes; raise {param('max_nodes', beside=True)} or use "
+                f"{param('method', 'montecarlo')}")
+
+    def run(self, deadline: float | None, how: str, start: float) -> Analysis:
+        """The enumeration by ``deadline`` (a work_clock value; raises ``_Stopped``), as an
+        Analysis whose reason begins with ``how``."""
+        values, steps = exact_bot_values(self.position, self.spec.name,
+                                         2 * self.max_nodes // STEP_NODES, deadline)
+        items = [{"card": c, "value": v, "cows_now": now, "take_probability": took}
+                 for c, (v, now, took) in values.items()]
+        return Analysis(self.position, str(self.spec), Method.EXACT.value,
+                        f"{how}; {_splits(self.total)}, your later play optimal on what you "
+                        "see", _ranked(items), None, steps, work_clock() - start,
+                        extra={"opponent_model": _model_json(self.spec, self.total),
+                               "estimated_steps": self.estimate, "unit": "expected cows"})
+
+    def why_not(self) -> str:
+        """auto's reason for Monte Carlo without trying the enumeration."""
+        if not self.allowed:
+            return (f"auto: {self.spec} is not deterministic (it draws random numbers or "
+                    "searches); Monte Carlo")
+        return (f"auto: exact enumeration of {_splits(self.total)} would take about "
+                f"{self.estimate:,} steps x {STEP_NODES}, over the budget of "
+                f"{self.max_nodes:,} nodes; Monte Carlo")
+
+
+def _sampled(position: Position, spec: BotSpec, samples: int, seed: int,
+             deadline: float | None, progress: Callable[[int], None] | None, reason: str,
+             start: float, total: int) -> Analysis:
+    """Monte Carlo over the bot's play by ``deadline``, as an Analysis (interrupted: the
+    samples taken ride on the interrupt)."""
+    try:
+        sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
+                                                   progress)
+    except SearchInterrupted as stop:  # the samples taken, as this function's result
+        if stop.partial is not None:
+            taken, taken_now = stop.partial
+            stop.partial = _from_samples(position, spec, taken, taken_now, False, reason,
+                                         work_clock() - start, seed, 0, total, "interrupted")
+        raise
+    return _from_samples(position, spec, sampled, now, complete, reason,
+                         work_clock() - start, seed, 0, total,
+                         None if complete else "time limit")
+
+
+def _check_bots_request(method: str, samples: int) -> None:
+    if method not in tuple(Method):
+        raise NimmtError(f"unknown method {method!r}; use one of {', '.join(Method)}")
+    if samples < 2:
+        raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
+
+
 def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "auto",
                  samples: int = 2000, seed: int = 0, time_limit: float | None = None,
                  max_nodes: int = DEFAULT_MAX_NODES,
                  progress: Callable[[int], None] | None = None) -> Analysis:
     """Every card's expected cows when every opponent plays like the bot ``opponents``
-    (module docstring: methods, player 1's later play, auto's choice).
+    (module docstring: methods, player 1's later play, auto's choice: the auto policy of
+    ``search.auto`` with analyse's budgets).
 
     Search-backed bots (``BotSpec.searches``) are sampled within ``time_limit``, or
     SEARCH_SECONDS when none is given (``math.inf``: no bound); the reason says so.
@@ -472,81 +559,44 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     ('exact', 'closest', 14)
     """
     spec = opponents if isinstance(opponents, BotSpec) else opponent_spec(opponents)
-    if method not in tuple(Method):
-        raise NimmtError(f"unknown method {method!r}; use one of {', '.join(Method)}")
-    if samples < 2:
-        raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
+    _check_bots_request(method, samples)
     start = work_clock()
     default_budget = spec.searches and time_limit is None
     if default_budget:
         time_limit = SEARCH_SECONDS
     deadline = None if time_limit is None else start + time_limit
-    total = split_count(position)
-    estimate = estimate_steps(position)
-    fits = estimate * STEP_NODES <= max_nodes
-    exact_ok = spec.name in DETERMINISTIC
+    plan = _Enumeration.of(position, spec, max_nodes)
+    note = (f"; within the default time budget of {SEARCH_SECONDS:g} s for a search-backed "
+            "opponent (give a time limit for another)") if default_budget else ""
+
+    def sample(reason: str) -> Analysis:
+        return _sampled(position, spec, samples, seed, deadline, progress, reason + note,
+                        start, plan.total)
+
     if method == Method.EXACT:
-        if not exact_ok:
-            raise NimmtError(f"exact enumeration needs a deterministic bot "
-                             f"({', '.join(DETERMINISTIC)}); {spec} draws random numbers or "
-                             f"searches: use {param('method', 'montecarlo')}")
-        if not fits:
-            raise BudgetExceeded(
-                f"exact enumeration over {_splits(total)} would take about {estimate:,} steps "
-                f"({STEP_NODES} nodes each), over the budget of {max_nodes:,} nodes; raise "
-                f"{param('max_nodes', beside=True)} or use {param('method', 'montecarlo')}")
-    reason = "Monte Carlo as asked"
-    steps = 0
-    if method == Method.EXACT or (method == Method.AUTO and exact_ok and fits):
-        budget = None
-        if method == Method.AUTO:
-            budget = start + (AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit)
-        elif deadline is not None:
-            budget = deadline
+        plan.check_exact()
         try:
-            values, steps = exact_bot_values(position, spec.name, 2 * max_nodes // STEP_NODES,
-                                             budget)
+            return plan.run(deadline, "exact enumeration as asked", start)
         except _Stopped as stopped:
-            spent = work_clock() - start
-            if method == Method.EXACT:
-                raise NimmtError(f"exact enumeration stopped ({stopped.reason}) after "
-                                 f"{stopped.steps:,} steps in {spent:.3g} s; allow more time or "
-                                 f"use {param('method', 'montecarlo')}") from None
-            reason = (f"auto: exact enumeration of {_splits(total)} did not finish in "
-                      f"{spent:.3g} s (stopped by its {stopped.reason} after "
+            raise NimmtError(f"exact enumeration stopped ({stopped.reason}) after "
+                             f"{stopped.steps:,} steps in {work_clock() - start:.3g} s; allow "
+                             f"more time or use {param('method', 'montecarlo')}") from None
+    if method == Method.MONTECARLO:
+        return sample("Monte Carlo as asked")
+    if not (plan.allowed and plan.fits):
+        return sample(plan.why_not())
+
+    def solve(seconds: float | None) -> Analysis:
+        return plan.run(None if seconds is None else work_clock() + seconds,
+                        f"auto: {spec} is deterministic and the enumeration fits (estimated "
+                        f"{plan.estimate:,} steps x {STEP_NODES} <= {max_nodes:,} nodes)", start)
+
+    def fall_back(stopped: _Stopped, spent: float, _left: float | None) -> Analysis:
+        return sample(f"auto: exact enumeration of {_splits(plan.total)} did not finish in "
+                      f"{work_clock() - start:.3g} s (stopped by its {stopped.reason} after "
                       f"{stopped.steps:,} steps); Monte Carlo")
-        else:
-            how = ("exact enumeration as asked" if method == Method.EXACT else
-                   f"auto: {spec} is deterministic and the enumeration fits (estimated "
-                   f"{estimate:,} steps x {STEP_NODES} <= {max_nodes:,} nodes)")
-            items = [{"card": c, "value": v, "cows_now": now, "take_probability": took}
-                     for c, (v, now, took) in values.items()]
-            return Analysis(position, str(spec), Method.EXACT.value,
-                            f"{how}; {_splits(total)}, your later play optimal on what you "
-                            "see", _ranked(items), None, steps, work_clock() - start,
-                            extra={"opponent_model": _model_json(spec, total),
-                                   "estimated_steps": estimate, "unit": "expected cows"})
-    elif method == Method.AUTO:
-        reason = (f"auto: {spec} is not deterministic (it draws random numbers or searches); "
-                  "Monte Carlo" if not exact_ok else
-                  f"auto: exact enumeration of {_splits(total)} would take about {estimate:,} "
-                  f"steps x {STEP_NODES}, over the budget of {max_nodes:,} nodes; Monte Carlo")
-    if default_budget:
-        reason += (f"; within the default time budget of {SEARCH_SECONDS:g} s for a "
-                   "search-backed opponent (give a time limit for another)")
-    try:
-        sampled, now, complete = sample_bot_values(position, spec, samples, seed, deadline,
-                                                   progress)
-    except SearchInterrupted as stop:  # the samples taken, as this function's result
-        if stop.partial is not None:
-            taken, taken_now = stop.partial
-            stop.partial = _from_samples(position, spec, taken, taken_now, False, reason,
-                                         work_clock() - start, seed, steps, total,
-                                         "interrupted")
-        raise
-    return _from_samples(position, spec, sampled, now, complete, reason,
-                         work_clock() - start, seed, steps, total,
-                         None if complete else "time limit")
+
+    return run_auto(solve, fall_back, time_limit, auto_budget(), _Stopped)
 
 
 def analyse_any(position: Position, opponents: str = "random", **options: Any) -> Analysis:

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -70,6 +70,7 @@ from ..kernels.objective import G_TAKEN, playout_cost
 from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
 from ..positions.position import Position
 from ..search.analysis import analyse
+from ..search.auto import AutoBudget, run_auto
 from ..search.exact import estimate_nodes, solve_exact
 from ..search.nash import solve_nash
 from .policy import (
@@ -119,6 +120,9 @@ def planned(position: Position, card: int) -> Decision:
 
 
 SEARCH_SHARE = 0.5   # with a time budget: a first, finer search gets this share of it
+# the bots' auto policy (search.auto): exact search only when its estimate fits the node
+# budget, never past it, unbounded in time without a deadline, SEARCH_SHARE of one
+BOT_AUTO = AutoBudget(hopeless=1, overrun=1, seconds=None, share=SEARCH_SHARE)
 MIN_SECONDS = 0.002  # what a stage is given when its share has run out
 
 
@@ -147,23 +151,27 @@ class ExpectiBot(Bot):
 
     def values(self, position: Position, deadline: float | None = None,
                share: float = 1.0) -> dict[int, float]:
-        """Every card's cost (``costs``) in the random model within this bot's budget
-        (``share`` of its samples; by ``deadline``)."""
+        """Every card's cost (``as_costs``) in the random model within this bot's budget
+        (``share`` of its samples; by ``deadline``): the auto policy (``search.auto``) with
+        the bot's bounds, ``BOT_AUTO``."""
         nodes = self.params["nodes"]
         objective = self.params["objective"]
-        if estimate_nodes(position) <= nodes:
-            try:
-                result = solve_exact(position, "random", max_nodes=nodes,
-                                     time_limit=seconds_left(deadline, SEARCH_SHARE),
-                                     objective=objective)
-                return as_costs({c.card: c.value for c in result.cards}, objective)
-            except SearchStopped:
-                pass
-        samples = max(2, int(self.params["samples"] * share))
-        sampled = analyse(position, "random", method="montecarlo", samples=samples,
-                          seed=self.next_seed(), time_limit=seconds_left(deadline),
-                          max_nodes=nodes, objective=objective)
-        return as_costs({c.card: c.value for c in sampled.cards}, objective)
+
+        def sample(*_: object) -> dict[int, float]:
+            samples = max(2, int(self.params["samples"] * share))
+            sampled = analyse(position, "random", method="montecarlo", samples=samples,
+                              seed=self.next_seed(), time_limit=seconds_left(deadline),
+                              max_nodes=nodes, objective=objective)
+            return as_costs({c.card: c.value for c in sampled.cards}, objective)
+
+        def solve(seconds: float | None) -> dict[int, float]:
+            result = solve_exact(position, "random", max_nodes=BOT_AUTO.exact_nodes(nodes),
+                                 time_limit=seconds, objective=objective)
+            return as_costs({c.card: c.value for c in result.cards}, objective)
+
+        if not BOT_AUTO.tries_exact(estimate_nodes(position), nodes):
+            return sample()
+        return run_auto(solve, sample, seconds_left(deadline), BOT_AUTO, SearchStopped)
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:
@@ -200,16 +208,20 @@ class ParanoidBot(ExpectiBot):
 
     def worst_values(self, position: Position, deadline: float | None
                      ) -> dict[int, float] | None:
+        """Every card's cost in the worst model when exact search fits the bot's bounds by
+        ``deadline`` (the auto policy, ``BOT_AUTO`` with the whole time), else None."""
         nodes = self.params["nodes"]
-        if estimate_nodes(position) > nodes:
+        if not BOT_AUTO.tries_exact(estimate_nodes(position), nodes):
             return None
         objective = self.params["objective"]
-        try:
-            result = solve_exact(position, "worst", max_nodes=nodes,
-                                 time_limit=seconds_left(deadline), objective=objective)
-        except SearchStopped:
-            return None
-        return as_costs({c.card: c.value for c in result.cards}, objective)
+
+        def solve(seconds: float | None) -> dict[int, float] | None:
+            result = solve_exact(position, "worst", max_nodes=BOT_AUTO.exact_nodes(nodes),
+                                 time_limit=seconds, objective=objective)
+            return as_costs({c.card: c.value for c in result.cards}, objective)
+
+        return run_auto(solve, lambda *_: None, seconds_left(deadline),
+                        replace(BOT_AUTO, share=1.0), SearchStopped)
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:

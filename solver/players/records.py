@@ -233,76 +233,115 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
     """Every round and turn of ``record`` replayed by the engine; NimmtError (one line) at
     the first illegal move or, with ``check_cows``, the first figure that differs."""
     _check_header(record)
-    n, variant = record["players"], record["variant"]
-    placement = record.get("placement", Placement.NORMAL.value)
-    threshold = record.get("threshold", DEFAULT_THRESHOLD)
-    one_round = record.get("one_round", False)
+    n = record["players"]
     scores = [0] * n
     out = []
     partial = record.get("complete", True) is False  # a game stopped early (nimmt play)
     for i, this in enumerate(record["rounds"]):
-        where = f"round {i + 1}"
-        if not isinstance(this, dict):
-            raise _fail(where, "a round must be a JSON object with rows, hands and turns")
-        rows = _ints(this.get("rows"), where, "rows", ROW_COUNT)
-        hands = this.get("hands")
-        if not isinstance(hands, list) or len(hands) != n:
-            raise _fail(where, f"hands must list one hand per player ({n})")
-        hands = [_ints(h, where, f"player {s + 1}'s hand") for s, h in enumerate(hands)]
-        if any(len(h) != HAND_SIZE for h in hands):
-            raise _fail(where, f"every hand holds {HAND_SIZE} cards at the start of a round")
-        try:
-            position = Position.make(players=n, rows=[[c] for c in rows], hand=hands[0],
-                                     variant=variant, placement=placement,
-                                     others={s + 1: hands[s] for s in range(1, n)},
-                                     scores=scores,
-                                     threshold=None if one_round else threshold)
-        except NimmtError as e:
-            raise _fail(where, f"the deal is not legal: {e}") from None
-        if variant != Variant.STANDARD and len(rows) + sum(map(len, hands)) \
-                != deck_size(variant, n):
-            raise _fail(where, "the deal does not use the whole deck")
-        pickers, picks = ((), ()) if "draft" not in this else replay_draft(
-            this["draft"], rows, hands, variant, where)
-        played = this.get("turns")
         last = i == len(record["rounds"]) - 1
-        if not isinstance(played, list) or not (
-                len(played) == HAND_SIZE or last and partial and len(played) < HAND_SIZE):
-            raise _fail(where, f"turns must list the round's {HAND_SIZE} turns (fewer only in "
-                        'the last round of a record marked "complete": false)')
-        turns = []
-        for t, item in enumerate(played):
-            at = f"{where}, turn {t + 1}"
-            if not isinstance(item, dict):
-                raise _fail(at, "a turn must be a JSON object with cards")
-            cards = _ints(item.get("cards"), at, "cards", n)
-            take = _ints(item.get("take_rows", [-1] * n), at, "take_rows", n)
-            tie = _ints(item.get("tie_sides", [-1] * n), at, "tie_sides", n)
-            try:
-                after, outcome = position.apply_turn(cards, take, tie)
-            except NimmtError as e:
-                raise _fail(at, str(e)) from None
-            if check_cows and item.get("cows") != list(outcome.cows):
-                raise _fail(at, f"cows {str(item.get('cows'))[:60]} differ from the replay's "
-                            f"{list(outcome.cows)}")
-            turns.append(RecordTurn(position, tuple(cards), tuple(take), tuple(tie),
-                                    outcome.cows, after))
-            position = after
-        cows = tuple(sum(t.cows[s] for t in turns) for s in range(n))
-        if check_cows and this.get("cows") != list(cows):
-            raise _fail(where, f"cows {str(this.get('cows'))[:60]} differ from the replay's "
-                        f"{list(cows)}")
-        out.append(ReplayedRound(i, tuple(scores), tuple(turns), cows, pickers, picks))
-        scores = [a + b for a, b in zip(scores, cows)]
-        if not last and (record.get("one_round") is True
-                         or game_over(scores, record.get("threshold", DEFAULT_THRESHOLD))):
-            raise _fail(f"round {i + 2}", "the game had ended (" + (
-                "one round" if record.get("one_round") is True else
-                f"a total reached {record.get('threshold', DEFAULT_THRESHOLD)}") + ")")
+        replayed = _replay_round(record, i, this, scores, last and partial, check_cows)
+        out.append(replayed)
+        scores = [a + b for a, b in zip(scores, replayed.cows)]
+        if not last:
+            _check_game_goes_on(record, i, scores)
     if check_cows and record.get("scores") != scores:
         raise NimmtError(f"game record: scores {str(record.get('scores'))[:60]} differ from "
                          f"the replay's {scores}")
     return out
+
+
+def _replay_round(record: Mapping[str, Any], i: int, this: Any, scores: list[int],
+                  short: bool, check_cows: bool) -> ReplayedRound:
+    """Round ``i`` (``this``) replayed from the totals ``scores``: its deal, its draft, its
+    turns (fewer than a round's only when ``short``) and, with ``check_cows``, its cows."""
+    where = f"round {i + 1}"
+    n, variant = record["players"], record["variant"]
+    if not isinstance(this, dict):
+        raise _fail(where, "a round must be a JSON object with rows, hands and turns")
+    rows, hands = _round_deal(this, where, n)
+    position = _round_position(record, where, rows, hands, scores)
+    pickers, picks = ((), ()) if "draft" not in this else replay_draft(
+        this["draft"], rows, hands, variant, where)
+    played = this.get("turns")
+    if not isinstance(played, list) or not (
+            len(played) == HAND_SIZE or short and len(played) < HAND_SIZE):
+        raise _fail(where, f"turns must list the round's {HAND_SIZE} turns (fewer only in "
+                    'the last round of a record marked "complete": false)')
+    turns = _replay_turns(position, played, where, n, check_cows)
+    cows = tuple(sum(t.cows[s] for t in turns) for s in range(n))
+    if check_cows and this.get("cows") != list(cows):
+        raise _fail(where, f"cows {str(this.get('cows'))[:60]} differ from the replay's "
+                    f"{list(cows)}")
+    return ReplayedRound(i, tuple(scores), tuple(turns), cows, pickers, picks)
+
+
+def _round_deal(this: dict, where: str, n: int) -> tuple[list[int], list[list[int]]]:
+    """A round's starting rows and its ``n`` hands of HAND_SIZE cards."""
+    rows = _ints(this.get("rows"), where, "rows", ROW_COUNT)
+    hands = this.get("hands")
+    if not isinstance(hands, list) or len(hands) != n:
+        raise _fail(where, f"hands must list one hand per player ({n})")
+    hands = [_ints(h, where, f"player {s + 1}'s hand") for s, h in enumerate(hands)]
+    if any(len(h) != HAND_SIZE for h in hands):
+        raise _fail(where, f"every hand holds {HAND_SIZE} cards at the start of a round")
+    return rows, hands
+
+
+def _round_position(record: Mapping[str, Any], where: str, rows: list[int],
+                    hands: list[list[int]], scores: list[int]) -> Position:
+    """The position a round starts from (player 1's view, every hand known); the deal must
+    be legal and, outside the standard variant, use the whole deck."""
+    n, variant = record["players"], record["variant"]
+    placement = record.get("placement", Placement.NORMAL.value)
+    threshold = record.get("threshold", DEFAULT_THRESHOLD)
+    one_round = record.get("one_round", False)
+    try:
+        position = Position.make(players=n, rows=[[c] for c in rows], hand=hands[0],
+                                 variant=variant, placement=placement,
+                                 others={s + 1: hands[s] for s in range(1, n)},
+                                 scores=scores,
+                                 threshold=None if one_round else threshold)
+    except NimmtError as e:
+        raise _fail(where, f"the deal is not legal: {e}") from None
+    if variant != Variant.STANDARD and len(rows) + sum(map(len, hands)) \
+            != deck_size(variant, n):
+        raise _fail(where, "the deal does not use the whole deck")
+    return position
+
+
+def _replay_turns(position: Position, played: list, where: str, n: int,
+                  check_cows: bool) -> list[RecordTurn]:
+    """A round's turns, each applied by the engine; with ``check_cows`` each turn's cows
+    must be the replay's."""
+    turns = []
+    for t, item in enumerate(played):
+        at = f"{where}, turn {t + 1}"
+        if not isinstance(item, dict):
+            raise _fail(at, "a turn must be a JSON object with cards")
+        cards = _ints(item.get("cards"), at, "cards", n)
+        take = _ints(item.get("take_rows", [-1] * n), at, "take_rows", n)
+        tie = _ints(item.get("tie_sides", [-1] * n), at, "tie_sides", n)
+        try:
+            after, outcome = position.apply_turn(cards, take, tie)
+        except NimmtError as e:
+            raise _fail(at, str(e)) from None
+        if check_cows and item.get("cows") != list(outcome.cows):
+            raise _fail(at, f"cows {str(item.get('cows'))[:60]} differ from the replay's "
+                        f"{list(outcome.cows)}")
+        turns.append(RecordTurn(position, tuple(cards), tuple(take), tuple(tie),
+                                outcome.cows, after))
+        position = after
+    return turns
+
+
+def _check_game_goes_on(record: Mapping[str, Any], i: int, scores: list[int]) -> None:
+    """Refuse a round after round ``i`` when the game had ended there (one round, or a
+    total at the threshold)."""
+    if (record.get("one_round") is True
+            or game_over(scores, record.get("threshold", DEFAULT_THRESHOLD))):
+        raise _fail(f"round {i + 2}", "the game had ended (" + (
+            "one round" if record.get("one_round") is True else
+            f"a total reached {record.get('threshold', DEFAULT_THRESHOLD)}") + ")")
 
 
 def validate_record(record: Any) -> dict[str, Any]:

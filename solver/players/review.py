@@ -366,7 +366,6 @@ def regret_plot(review: GameReview) -> Any:
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FixedLocator, MaxNLocator
 
     rounds = sorted({d.round for d in review.decisions}) or [1]
     turns = [d.turn for d in review.decisions] or [1, TURNS_PER_ROUND]
@@ -382,42 +381,10 @@ def regret_plot(review: GameReview) -> Any:
     ax = fig.subplots()
     top = 0.0
     for s in review.seats:
-        points: dict[tuple[int, int], float] = {}
-        for d in review.decisions:
-            if d.seat == s and d.regret is not None:
-                key = (d.round, x_of(d))
-                points[key] = points.get(key, 0.0) + d.regret
-        # a line joins consecutive reviewed turns of one round only: no slope is drawn
-        # across an unreviewed turn or between rounds
-        runs: list[list[tuple[int, int]]] = []
-        for key in sorted(points):
-            if runs and key == (runs[-1][-1][0], runs[-1][-1][1] + 1):
-                runs[-1].append(key)
-            else:
-                runs.append([key])
-        colour = None
-        for run in runs:
-            line = ax.plot([x for _, x in run], [points[k] for k in run], marker="o",
-                           color=colour,
-                           label=None if colour else f"{s + 1} {review.names[s]}")[0]
-            colour = line.get_color()
+        points = _seat_points(review, s, x_of)
+        _plot_runs(ax, points, s, review.names)
         top = max([top, *points.values()])
-    span = f"turn {first}" if first == last else f"turns {first}-{last}"
-    if one_round:
-        ax.set_xlim(first - 0.6, last + 0.6)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel(f"turn of round {rounds[0]}")
-    else:
-        ax.set_xlim(-0.6, (len(rounds) - 1) * width + last - first + 0.6)
-        for i in range(1, len(rounds)):
-            ax.axvline(i * width - 1, color="grey", linewidth=0.6)
-        step = max(1, math.ceil(len(rounds) / 16))  # at most 16 round numbers on the axis
-        shown = range(0, len(rounds), step)
-        ax.xaxis.set_major_locator(FixedLocator([i * width + (last - first) / 2
-                                                 for i in shown]))
-        ax.set_xticklabels([str(rounds[i]) for i in shown])
-        ax.tick_params(axis="x", length=0)
-        ax.set_xlabel(f"round ({span} of each, left to right; a grey line between rounds)")
+    _turn_axis(ax, rounds, first, last, width)
     high = max(top, LABELS[0][0]) * 1.12  # the blunder line is always in view
     ax.set_ylim(-0.04 * high, high)
     _threshold_lines(fig, ax)
@@ -426,6 +393,60 @@ def regret_plot(review: GameReview) -> Any:
         ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0),
                   ncols=len(review.seats), frameon=False)
     return fig
+
+
+def _seat_points(review: GameReview, s: int, x_of: Callable[[Decision], int]
+                 ) -> dict[tuple[int, int], float]:
+    """Seat ``s``'s regret per (round, x) of the plot: a turn's card and row choice added
+    up; turns without a regret are left out."""
+    points: dict[tuple[int, int], float] = {}
+    for d in review.decisions:
+        if d.seat == s and d.regret is not None:
+            key = (d.round, x_of(d))
+            points[key] = points.get(key, 0.0) + d.regret
+    return points
+
+
+def _plot_runs(ax: Any, points: dict[tuple[int, int], float], s: int,
+               names: Sequence[str]) -> None:
+    """Seat ``s``'s points as lines of one colour, named in the legend once: a line joins
+    consecutive reviewed turns of one round only, so no slope is drawn across an
+    unreviewed turn or between rounds."""
+    runs: list[list[tuple[int, int]]] = []
+    for key in sorted(points):
+        if runs and key == (runs[-1][-1][0], runs[-1][-1][1] + 1):
+            runs[-1].append(key)
+        else:
+            runs.append([key])
+    colour = None
+    for run in runs:
+        line = ax.plot([x for _, x in run], [points[k] for k in run], marker="o",
+                       color=colour,
+                       label=None if colour else f"{s + 1} {names[s]}")[0]
+        colour = line.get_color()
+
+
+def _turn_axis(ax: Any, rounds: list[int], first: int, last: int, width: int) -> None:
+    """The x axis: one round's turns by number, or several rounds side by side (each
+    ``width`` wide, a grey line between them, at most 16 round numbers shown)."""
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    span = f"turn {first}" if first == last else f"turns {first}-{last}"
+    if len(rounds) == 1:
+        ax.set_xlim(first - 0.6, last + 0.6)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(f"turn of round {rounds[0]}")
+        return
+    ax.set_xlim(-0.6, (len(rounds) - 1) * width + last - first + 0.6)
+    for i in range(1, len(rounds)):
+        ax.axvline(i * width - 1, color="grey", linewidth=0.6)
+    step = max(1, math.ceil(len(rounds) / 16))  # at most 16 round numbers on the axis
+    shown = range(0, len(rounds), step)
+    ax.xaxis.set_major_locator(FixedLocator([i * width + (last - first) / 2
+                                             for i in shown]))
+    ax.set_xticklabels([str(rounds[i]) for i in shown])
+    ax.tick_params(axis="x", length=0)
+    ax.set_xlabel(f"round ({span} of each, left to right; a grey line between rounds)")
 
 
 def _threshold_lines(fig: Any, ax: Any) -> None:

@@ -221,6 +221,13 @@ def _card_problems(variant: str, players: int, rows: tuple[Hand, ...], hand: Han
     if (len(placed) == len(everything) and set(map(type, everything)) <= {int}
             and (not placed or 1 <= min(placed) and max(placed) <= top)):
         return [], tuple(sorted(set(range(1, top + 1)) - placed))  # the usual case, quickly
+    return _card_faults(variant, players, top, rows, hand, other_hands, gone)
+
+
+def _card_faults(variant: str, players: int, top: int, rows: tuple[Hand, ...], hand: Hand,
+                 other_hands: tuple[Hand | None, ...], gone: Hand) -> tuple[list[str], Hand]:
+    """``_card_problems`` card by card, where (rows, gone, hand, p2..) names each fault:
+    not a whole number, outside the deck 1..``top``, or in two places."""
     found = []
     seen: dict[int, str] = {}
     for where, cards in (("rows", [c for r in rows for c in r]), ("gone", gone), ("hand", hand),
@@ -471,6 +478,15 @@ class Position:
         >>> outcome.cows, q.rows[0], q.hand, q.hands[1]
         ((0, 0), (3, 7, 12, 13, 15), (18, 22), (17, 24))
         """
+        self._check_turn_cards(cards)
+        from ..kernels.engine import resolve_turn
+
+        outcome = resolve_turn(self.rows, cards, self.professional, take_rows, tie_sides)
+        return self._after_turn(cards, outcome), outcome
+
+    def _check_turn_cards(self, cards: Sequence[int]) -> None:
+        """Refuse a turn's cards unless each player plays one card of its own (a hidden
+        hand: of the pool), no card twice."""
         if len(cards) != self.players:
             raise NimmtError(f"give one card per player ({self.players}), got {len(cards)}")
         if len(set(cards)) != len(cards):
@@ -480,21 +496,21 @@ class Position:
                 who = "player 1" if i == 0 else f"player {i + 1}"
                 raise NimmtError(f"{who} cannot play {card}: not in its hand"
                                  + ("" if hand is not None else " nor in the pool"))
-        from ..kernels.engine import resolve_turn
 
-        outcome = resolve_turn(self.rows, cards, self.professional, take_rows, tie_sides)
+    def _after_turn(self, cards: Sequence[int], outcome: TurnOutcome) -> Position:
+        """The position after ``cards`` were played with ``outcome``: the cards leave the
+        hands, the rows taken go to gone, their cows to ``taken`` (when it is given)."""
         on_table = {c for r in outcome.rows for c in r}
         taken = [c for c in [*(c for r in self.rows for c in r), *cards] if c not in on_table]
         others = tuple(None if h is None else tuple(c for c in h if c != card)
                        for h, card in zip(self.other_hands, cards[1:]))
         before = self.taken  # carried when given (a position without it stays without)
-        after = Position(self.variant, self.players, self.placement, outcome.rows,
-                         tuple(c for c in self.hand if c != cards[0]), others,
-                         self.gone + tuple(taken), self.scores,
-                         None if before is None else tuple(
-                             t + c for t, c in zip(before, outcome.cows)),
-                         threshold=self.threshold)
-        return after, outcome
+        return Position(self.variant, self.players, self.placement, outcome.rows,
+                        tuple(c for c in self.hand if c != cards[0]), others,
+                        self.gone + tuple(taken), self.scores,
+                        None if before is None else tuple(
+                            t + c for t, c in zip(before, outcome.cows)),
+                        threshold=self.threshold)
 
 
 def turn_problems(position: Position) -> list[str]:
@@ -634,35 +650,46 @@ def position_from_mapping(data: Mapping[str, Any]) -> Position:
         if key not in data:
             raise NimmtError(f"missing {key}=...; a position needs players, rows and hand, "
                              "for example: players=2 rows=3/20/41/50 hand=1,15,22")
-    raw_rows = data["rows"]
-    if isinstance(raw_rows, str):
-        rows = [_cards("rows", r) for r in raw_rows.split("/")]
-    elif isinstance(raw_rows, list) and all(isinstance(r, list) for r in raw_rows):
-        rows = [tuple(r) for r in raw_rows]
-        if not all(_is_int(c) for r in rows for c in r):
-            raise NimmtError("rows must be 4 lists of card numbers (whole numbers)")
-    else:
-        raise NimmtError("rows must be 4 rows separated by '/', e.g. rows=3,7/20/41,44/50")
+    rows = _mapping_rows(data["rows"])
     players = number("players")
     check_players(players)
     others = {int(k[1:]): cards(k) for k in HAND_KEYS if k in data}
-    scores = None
-    if "scores" in data:
-        scores = cards("scores") if isinstance(data["scores"], str) else data["scores"]
-        if not isinstance(scores, (list, tuple)) or not all(_is_int(s) for s in scores):
-            raise NimmtError("scores must be whole numbers, player 1 first")
-    taken = None
-    if "taken" in data:
-        taken = cards("taken") if isinstance(data["taken"], str) else data["taken"]
-        if not isinstance(taken, (list, tuple)) or not all(_is_int(t) for t in taken):
-            raise NimmtError("taken must be whole numbers (cows taken this round), player 1 "
-                             "first, e.g. taken=3,0")
+    scores = _mapping_whole_numbers(data, "scores",
+                                    "scores must be whole numbers, player 1 first")
+    taken = _mapping_whole_numbers(data, "taken",
+                                   "taken must be whole numbers (cows taken this round), "
+                                   "player 1 first, e.g. taken=3,0")
     return Position.make(players=players, rows=rows, hand=cards("hand"),
                          variant=name("variant", "tactical"),
                          placement=name("placement", "normal"), others=others,
                          gone=cards("gone") if "gone" in data else (), scores=scores,
                          taken=taken, turn=cards("turn") if "turn" in data else (),
                          threshold=number("threshold") if "threshold" in data else None)
+
+
+def _mapping_rows(raw_rows: Any) -> list:
+    """``rows`` of a mapping: the notation's rows split at '/', or a list of lists of
+    whole numbers."""
+    if isinstance(raw_rows, str):
+        return [_cards("rows", r) for r in raw_rows.split("/")]
+    if isinstance(raw_rows, list) and all(isinstance(r, list) for r in raw_rows):
+        rows = [tuple(r) for r in raw_rows]
+        if not all(_is_int(c) for r in rows for c in r):
+            raise NimmtError("rows must be 4 lists of card numbers (whole numbers)")
+        return rows
+    raise NimmtError("rows must be 4 rows separated by '/', e.g. rows=3,7/20/41,44/50")
+
+
+def _mapping_whole_numbers(data: Mapping[str, Any], key: str,
+                           message: str) -> list | tuple | None:
+    """``key`` of a mapping (scores, taken): the notation's list or a JSON list of whole
+    numbers; None when absent; NimmtError(``message``) when not whole numbers."""
+    if key not in data:
+        return None
+    value = field_cards(key, data[key]) if isinstance(data[key], str) else data[key]
+    if not isinstance(value, (list, tuple)) or not all(_is_int(v) for v in value):
+        raise NimmtError(message)
+    return value
 
 
 _LIST_CHARS = re.compile(r"[0-9,/]+", re.ASCII)

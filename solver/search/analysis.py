@@ -16,16 +16,17 @@ from typing import Any
 
 from ..base.errors import BudgetExceeded, NimmtError, SearchInterrupted, SearchStopped, param
 from ..base.names import Method, Model, values
-from ..base.notice import work_clock
 from ..kernels.objective import OBJECTIVES
 from ..positions import gamewin
+from ..positions.objective import goal_array
 from ..positions.position import Position, format_position
 from . import exact, montecarlo, nash
+from .auto import AutoBudget, run_auto
 
 __all__ = ["AUTO_SECONDS", "AUTO_SHARE", "Analysis", "BOUND_UNIT", "CardAnalysis",
            "DEFAULT_MAX_NODES", "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "analyse",
-           "analyse_nash", "better_first", "from_exact", "from_montecarlo", "from_nash",
-           "objective_unit"]
+           "analyse_auto", "analyse_nash", "auto_budget", "better_first", "from_exact",
+           "from_montecarlo", "from_nash", "objective_unit"]
 
 OPPONENTS = values(Model)
 METHODS = values(Method)
@@ -277,8 +278,8 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
 
     ``method='auto'`` tries exact search first (see HOPELESS, AUTO_SECONDS) and, for model
     random, falls back to Monte Carlo when it does not finish; ``reason`` says what
-    happened. Exact search stops at ``time_limit``, ``memory`` (its memo) and OVERRUN x
-    ``max_nodes`` nodes: with ``method='exact'`` (or auto for worst) that raises
+    happened (``analyse_auto``). Exact search stops at ``time_limit``, ``memory`` (its memo)
+    and OVERRUN x ``max_nodes`` nodes: with ``method='exact'`` (or auto for worst) that raises
     errors.SearchStopped (a NimmtError) carrying the cards it finished; Ctrl-C raises
     errors.SearchInterrupted (a KeyboardInterrupt) with them, or in Monte Carlo with the
     samples taken as its ``partial`` Analysis (``complete`` False, ``extra['stopped']``
@@ -292,6 +293,71 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
     >>> a.method, a.best.card, round(a.value, 4), [round(c.value, 4) for c in a.cards]
     ('exact', 13, 0.0, [0.0, 0.3333, 0.3333])
     """
+    _check_request(position, opponents, method, objective)
+    if method == Method.AUTO:
+        return analyse_auto(position, opponents, samples=samples, seed=seed,
+                            time_limit=time_limit, max_nodes=max_nodes, progress=progress,
+                            memory=memory, workers=workers, exact_progress=exact_progress,
+                            objective=objective)
+    if opponents == Model.NASH:
+        _check_nash_objective(objective)
+        return analyse_nash(position, memory=memory, workers=workers,
+                            time_limit=time_limit, progress=progress)
+    estimate = _estimate_within(position, max_nodes)
+    if method == Method.EXACT:
+        return _analyse_exact(position, opponents, estimate, time_limit, max_nodes, memory,
+                              exact_progress, objective)
+    if opponents != Model.RANDOM:
+        raise NimmtError(f"Monte Carlo estimates the random model only; for {opponents} use "
+                         f"{param('method', 'exact')}")
+    return _montecarlo_analysis(position, "Monte Carlo as asked", estimate, samples, seed,
+                                time_limit, progress, max_nodes, objective)
+
+
+def analyse_auto(position: Position, opponents: str = "random", samples: int = 2000,
+                 seed: int = 0, time_limit: float | None = None,
+                 max_nodes: int = DEFAULT_MAX_NODES,
+                 progress: Callable[[int], None] | None = None,
+                 memory: int = 8 * 2**30, workers: int | None = None,
+                 exact_progress: Callable[[int], None] | None = None,
+                 objective: str = "cows") -> Analysis:
+    """The auto policy: ``analyse(..., method='auto')``, the one home of that choice.
+
+    Estimate the exact search's nodes (``exact.estimate_nodes``); unless the estimate is
+    over HOPELESS x ``max_nodes``, run exact search within AUTO_SECONDS (or AUTO_SHARE of
+    ``time_limit``) and OVERRUN x ``max_nodes`` nodes; when it does not fit or finish, the
+    random model runs Monte Carlo with the time left, and the worst model falls back to the
+    random model (``extra['fallback_from']``). Model nash solves the equilibrium within
+    AUTO_SHARE of ``time_limit`` and falls back the same way. ``reason`` says what
+    happened; the options and errors are ``analyse``'s.
+    """
+    _check_request(position, opponents, Method.AUTO, objective)
+    if opponents == Model.NASH:
+        _check_nash_objective(objective)
+        return _auto_nash(position, samples, seed, time_limit, max_nodes, progress, memory,
+                          workers, exact_progress, objective)
+    estimate = _estimate_within(position, max_nodes)
+    hopeless = not auto_budget().tries_exact(estimate, max_nodes)
+    if opponents != Model.RANDOM:
+        if hopeless:
+            return _fell_back(position, opponents,
+                              f"auto: {opponents} needs exact search, which would take about "
+                              f"{_count(estimate)} nodes, over {HOPELESS}x the budget of "
+                              f"{max_nodes:,}", samples, seed, time_limit, max_nodes, progress,
+                              memory, exact_progress, objective)
+        return _auto_worst(position, opponents, estimate, samples, seed, time_limit,
+                           max_nodes, progress, memory, exact_progress, objective)
+    if hopeless:
+        return _montecarlo_analysis(
+            position, f"auto: exact search would take about {_count(estimate)} nodes, over "
+            f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo", estimate, samples, seed,
+            time_limit, progress, max_nodes, objective)
+    return _auto_random(position, opponents, estimate, samples, seed, time_limit, max_nodes,
+                        progress, memory, exact_progress, objective)
+
+
+def _check_request(position: Position, opponents: str, method: str, objective: str) -> None:
+    """Refuse an unknown model, method or objective, and a row-choice position."""
     if opponents not in OPPONENTS:
         raise NimmtError(f"unknown opponents {opponents!r}; use one of {', '.join(OPPONENTS)}")
     if position.turn:
@@ -301,105 +367,152 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
         raise NimmtError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if objective not in OBJECTIVES:
         raise NimmtError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
-    if opponents == Model.NASH:
-        if objective == "win":
-            raise NimmtError("nash solves the zero-sum game (your cows minus player 2's): its "
-                             f"objective is margin; use {param('objective', 'margin')}, or "
-                             f"{param('opponents', 'random')} (or worst) for win")
-        if method != Method.AUTO:
-            return analyse_nash(position, memory=memory, workers=workers,
-                                time_limit=time_limit, progress=progress)
-        start = work_clock()
-        seconds = None if time_limit is None else AUTO_SHARE * time_limit
-        try:
-            return analyse_nash(position, memory=memory, workers=workers, time_limit=seconds,
-                                progress=progress)
-        except SearchStopped as stopped:  # budget or time: the random model instead
-            spent = work_clock() - start
-            why = f"auto: nash did not fit ({_first_clause(stopped)})"
-            return _fell_back(position, Model.NASH, why, samples, seed,
-                              None if time_limit is None else time_limit - spent, max_nodes,
-                              progress, memory, exact_progress, objective)
+
+
+def _check_nash_objective(objective: str) -> None:
+    """Refuse the win objective for nash (its game is zero-sum in the margin)."""
+    if objective == "win":
+        raise NimmtError("nash solves the zero-sum game (your cows minus player 2's): its "
+                         f"objective is margin; use {param('objective', 'margin')}, or "
+                         f"{param('opponents', 'random')} (or worst) for win")
+
+
+def _estimate_within(position: Position, max_nodes: int) -> int:
+    """The exact search's node estimate, once ``max_nodes`` is checked (at least 1)."""
     if max_nodes < 1:
         raise NimmtError(f"{param('max_nodes', beside=True)} must be at least 1")
-    estimate = exact.estimate_nodes(position)
-    if method == Method.EXACT and estimate > max_nodes:
+    return exact.estimate_nodes(position)
+
+
+def auto_budget(seconds: float | None = None) -> AutoBudget:
+    """auto's budgets (HOPELESS, OVERRUN, AUTO_SECONDS unless ``seconds``, AUTO_SHARE),
+    read when asked."""
+    return AutoBudget(HOPELESS, OVERRUN, AUTO_SECONDS if seconds is None else seconds,
+                      AUTO_SHARE)
+
+
+def _auto_nash(position: Position, samples: int, seed: int, time_limit: float | None,
+               max_nodes: int, progress: Callable[[int], None] | None, memory: int,
+               workers: int | None, exact_progress: Callable[[int], None] | None,
+               objective: str) -> Analysis:
+    """auto for nash: the equilibrium within AUTO_SHARE of ``time_limit`` (no bound
+    without one); when its budget or time stops it, the random model with the time left
+    (``_fell_back``)."""
+    def solve(seconds: float | None) -> Analysis:
+        return analyse_nash(position, memory=memory, workers=workers, time_limit=seconds,
+                            progress=progress)
+
+    def fall_back(stopped: SearchStopped, spent: float, left: float | None) -> Analysis:
+        why = f"auto: nash did not fit ({_first_clause(stopped)})"
+        return _fell_back(position, Model.NASH, why, samples, seed, left, max_nodes,
+                          progress, memory, exact_progress, objective)
+
+    budget = replace(auto_budget(), seconds=None)
+    return run_auto(solve, fall_back, time_limit, budget, SearchStopped)
+
+
+def _auto_worst(position: Position, opponents: str, estimate: int, samples: int, seed: int,
+                time_limit: float | None, max_nodes: int,
+                progress: Callable[[int], None] | None, memory: int,
+                exact_progress: Callable[[int], None] | None, objective: str) -> Analysis:
+    """auto for a model Monte Carlo cannot estimate (worst): exact search within its auto
+    budget, else the random model with the time left (``_fell_back``)."""
+    budget = auto_budget()
+
+    def solve(seconds: float | None) -> Analysis:
+        result = exact.solve_exact(position, opponents, max_nodes=budget.exact_nodes(max_nodes),
+                                   time_limit=seconds, memory=memory,
+                                   progress=exact_progress, objective=objective)
+        return from_exact(position, result, f"auto: exact search finished within its time "
+                          f"budget of {seconds:g} s; estimated {_count(estimate)} nodes",
+                          estimate)
+
+    def fall_back(stopped: SearchStopped, spent: float, left: float | None) -> Analysis:
+        return _fell_back(position, opponents,
+                          f"auto: exact search ({opponents}) did not finish in {spent:.3g} "
+                          f"s ({stopped.nodes:,} nodes, estimated {_count(estimate)}; "
+                          f"stopped by {STOPPED_BY[stopped.reason]})", samples, seed,
+                          left, max_nodes, progress, memory, exact_progress, objective)
+
+    return run_auto(solve, fall_back, time_limit, budget, SearchStopped)
+
+
+def _auto_random(position: Position, opponents: str, estimate: int, samples: int, seed: int,
+                 time_limit: float | None, max_nodes: int,
+                 progress: Callable[[int], None] | None, memory: int,
+                 exact_progress: Callable[[int], None] | None, objective: str) -> Analysis:
+    """auto for the random model once exact search may fit: exact search within its auto
+    budget, else Monte Carlo with the time left (at least auto.MIN_SECONDS)."""
+    budget = auto_budget()
+
+    def solve(seconds: float | None) -> Analysis:
+        result = exact.solve_exact(position, opponents, max_nodes=budget.exact_nodes(max_nodes),
+                                   time_limit=seconds, memory=memory, progress=exact_progress,
+                                   objective=objective)
+        return from_exact(position, result, "auto: exact search finished"
+                          + (f" within its time budget of {seconds:g} s" if seconds else "")
+                          + f"; estimated {_count(estimate)} nodes", estimate)
+
+    def fall_back(stopped: SearchStopped, spent: float, left: float | None) -> Analysis:
+        reason = _exact_stop_reason(stopped, spent, budget.exact_seconds(time_limit), estimate)
+        return _montecarlo_analysis(position, reason, estimate, samples, seed, left,
+                                    progress, max_nodes, objective)
+
+    return run_auto(solve, fall_back, time_limit, budget, SearchStopped)
+
+
+def _exact_stop_reason(stopped: SearchStopped, spent: float, seconds: float | None,
+                       estimate: int) -> str:
+    """auto's reason when its exact search (random) stopped and Monte Carlo follows."""
+    by = STOPPED_BY[stopped.reason]
+    if stopped.reason == "time limit":
+        by += f" of {seconds:g} s"
+    return (f"auto: exact search did not finish in {spent:.3g} s ({stopped.nodes:,} "
+            f"nodes, estimated {_count(estimate)}; stopped by {by}); Monte Carlo")
+
+
+def _analyse_exact(position: Position, opponents: str, estimate: int,
+                   time_limit: float | None, max_nodes: int, memory: int,
+                   exact_progress: Callable[[int], None] | None, objective: str) -> Analysis:
+    """``method='exact'``: refused when the estimate is over ``max_nodes``; a stop raises
+    (past OVERRUN x the budget: a message saying so)."""
+    if estimate > max_nodes:
         raise BudgetExceeded(
             f"exact search would take about {_count(estimate)} nodes, over the budget of "
             f"{max_nodes:,}; raise {param('max_nodes', beside=True)} (about 1,000,000 nodes a "
             f"second) or use {param('method', 'montecarlo')}")
-    if method == Method.MONTECARLO and opponents != Model.RANDOM:
-        raise NimmtError(f"Monte Carlo estimates the random model only; for {opponents} use "
-                         f"{param('method', 'exact')}")
-    hopeless = estimate > HOPELESS * max_nodes
-    if method == Method.AUTO and hopeless and opponents != Model.RANDOM:
-        return _fell_back(position, opponents,
-                          f"auto: {opponents} needs exact search, which would take about "
-                          f"{_count(estimate)} nodes, over {HOPELESS}x the budget of "
-                          f"{max_nodes:,}", samples, seed, time_limit, max_nodes, progress,
-                          memory, exact_progress, objective)
-    if method == Method.AUTO and opponents != Model.RANDOM:  # worst: exact, else fall back
-        start = work_clock()
-        seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
-        try:
-            result = exact.solve_exact(position, opponents, max_nodes=OVERRUN * max_nodes,
-                                       time_limit=seconds, memory=memory,
-                                       progress=exact_progress, objective=objective)
-        except SearchStopped as stopped:
-            spent = work_clock() - start
-            return _fell_back(position, opponents,
-                              f"auto: exact search ({opponents}) did not finish in {spent:.3g} "
-                              f"s ({stopped.nodes:,} nodes, estimated {_count(estimate)}; "
-                              f"stopped by {STOPPED_BY[stopped.reason]})", samples, seed,
-                              None if time_limit is None else time_limit - spent, max_nodes,
-                              progress, memory, exact_progress, objective)
-        return from_exact(position, result, f"auto: exact search finished within its time "
-                          f"budget of {seconds:g} s; estimated {_count(estimate)} nodes",
-                          estimate)
-    if method == Method.EXACT or (method == Method.AUTO and not hopeless):
-        fallback = method == Method.AUTO and opponents == Model.RANDOM
-        seconds = time_limit
-        if fallback:
-            seconds = AUTO_SECONDS if time_limit is None else AUTO_SHARE * time_limit
-        limit = OVERRUN * max_nodes
-        start = work_clock()
-        try:
-            result = exact.solve_exact(position, opponents, max_nodes=limit, time_limit=seconds,
-                                       memory=memory, progress=exact_progress,
-                                       objective=objective)
-        except SearchStopped as stopped:
-            if not fallback:
-                if stopped.reason == "nodes":
-                    raise type(stopped)(
-                        f"exact search ({opponents}) passed {limit:,} nodes ({OVERRUN}x the "
-                        f"budget of {max_nodes:,}; estimated {_count(estimate)}) with "
-                        f"{len(stopped.finished)} of {stopped.cards_total} cards solved; raise "
-                        f"{param('max_nodes', beside=True)} or analyse a position with fewer "
-                        "cards left",
-                        finished=stopped.finished, cards_total=stopped.cards_total,
-                        nodes=stopped.nodes, seconds=stopped.seconds) from None
-                raise
-            spent = work_clock() - start
-            by = STOPPED_BY[stopped.reason]
-            if stopped.reason == "time limit":
-                by += f" of {seconds:g} s"
-            reason = (f"auto: exact search did not finish in {spent:.3g} s ({stopped.nodes:,} "
-                      f"nodes, estimated {_count(estimate)}; stopped by {by}); Monte Carlo")
-            if time_limit is not None:  # Monte Carlo gets the time left
-                time_limit = max(time_limit - spent, 0.01)
-        else:
-            reason = (f"exact search as asked (estimated {_count(estimate)} nodes)"
-                      if method == Method.EXACT else
-                      "auto: exact search finished"
-                      + (f" within its time budget of {seconds:g} s" if seconds else "")
-                      + f"; estimated {_count(estimate)} nodes")
-            return from_exact(position, result, reason, estimate)
-    else:
-        reason = ("Monte Carlo as asked" if method == Method.MONTECARLO else
-                  f"auto: exact search would take about {_count(estimate)} nodes, over "
-                  f"{HOPELESS}x the budget of {max_nodes:,}; Monte Carlo")
+    limit = OVERRUN * max_nodes
+    try:
+        result = exact.solve_exact(position, opponents, max_nodes=limit, time_limit=time_limit,
+                                   memory=memory, progress=exact_progress, objective=objective)
+    except SearchStopped as stopped:
+        if stopped.reason == "nodes":
+            raise _past_nodes(stopped, opponents, limit, max_nodes, estimate) from None
+        raise
+    return from_exact(position, result,
+                      f"exact search as asked (estimated {_count(estimate)} nodes)", estimate)
+
+
+def _past_nodes(stopped: SearchStopped, opponents: str, limit: int, max_nodes: int,
+                estimate: int) -> SearchStopped:
+    """The stop of ``method='exact'`` past its node limit, with what to do about it."""
+    return type(stopped)(
+        f"exact search ({opponents}) passed {limit:,} nodes ({OVERRUN}x the "
+        f"budget of {max_nodes:,}; estimated {_count(estimate)}) with "
+        f"{len(stopped.finished)} of {stopped.cards_total} cards solved; raise "
+        f"{param('max_nodes', beside=True)} or analyse a position with fewer "
+        "cards left",
+        finished=stopped.finished, cards_total=stopped.cards_total,
+        nodes=stopped.nodes, seconds=stopped.seconds)
+
+
+def _montecarlo_analysis(position: Position, reason: str, estimate: int, samples: int,
+                         seed: int, time_limit: float | None,
+                         progress: Callable[[int], None] | None, max_nodes: int,
+                         objective: str) -> Analysis:
+    """Monte Carlo (model random) as an Analysis; Ctrl-C's samples as its ``partial``."""
     if objective != "cows":
-        exact.goal_array(position, objective)  # its problem in one line before sampling
+        goal_array(position, objective)  # its problem in one line before sampling
     try:
         mc = montecarlo.run_montecarlo(position, samples=samples, seed=seed,
                                        time_limit=time_limit, progress=progress,
@@ -432,10 +545,10 @@ def _fell_back(position: Position, model: str, why: str, samples: int, seed: int
         return replace(result, reason=reason, extra={**result.extra, "fallback_from": str(model)})
 
     try:
-        result = analyse(position, Model.RANDOM.value, method=Method.AUTO.value,
-                         samples=samples, seed=seed, time_limit=left, max_nodes=max_nodes,
-                         progress=progress, memory=memory, exact_progress=exact_progress,
-                         objective=objective)
+        result = analyse_auto(position, Model.RANDOM.value, samples=samples, seed=seed,
+                              time_limit=left, max_nodes=max_nodes, progress=progress,
+                              memory=memory, exact_progress=exact_progress,
+                              objective=objective)
     except SearchInterrupted as stop:  # the fallback's samples, labelled as its result
         if isinstance(stop.partial, Analysis):
             stop.partial = labelled(stop.partial)

@@ -108,33 +108,12 @@ def load_solution(path: str, position: Position) -> NashResult:
     if not isinstance(data, dict) or data.get("format") != SOLUTION_FORMAT:
         raise _fail(path, f"not a deal solution (format {SOLUTION_FORMAT} expected)")
     try:
-        solved = parse_position(str(data["position"]))
-        p1 = [(int(c["card"]), float(c["frequency"])) for c in data["p1_strategy"]]
-        p2 = [(int(c["card"]), float(c["frequency"])) for c in data["p2_strategy"]]
-        matrix = np.array([[math.nan if v is None else float(v) for v in row]
-                           for row in data["matrix"]], dtype=np.float64)
-        value = float(data["value"])
-        p1_cows = float(data["p1_expected_cows"])
-        solve = data.get("solve", {})
-        if not isinstance(solve, dict):
-            raise TypeError("solve is not an object")
-        counts = {name: int(solve.get(name, 0)) for name in
-                  ("states", "matrix_games", "saddle_points", "best_reply_saddles",
-                   "bound_cutoffs", "cells", "stored", "table_bytes", "oracle_games")}
-        seconds = float(solve.get("seconds", 0.0))
-        workers = int(solve.get("workers", 1))
-        levels = tuple(int(n) for n in solve.get("levels", ()))
-        on_disk = bool(solve.get("on_disk", False))
+        solved, p1, p2, matrix, value, p1_cows = _solution_fields(data)
+        stats = _solve_stats(data)
     except (KeyError, TypeError, ValueError, OverflowError, AttributeError,
             NimmtError) as e:
         raise _fail(path, f"a field is missing or malformed ({type(e).__name__}: {e})") from None
-    if format_position(solved) != format_position(position):
-        raise _fail(path, f"it solves another position ({format_position(solved)})")
-    k = len(p1)
-    if (matrix.shape != (k, k) or len(p2) != k or np.isinf(matrix).any()
-            or [c for c, _ in p1] != list(position.hand)
-            or [c for c, _ in p2] != list(position.hands[1] or ())):
-        raise _fail(path, "its strategies or cells do not match the position's hands")
+    _check_solution_hands(path, position, solved, p1, p2, matrix)
     x, y = np.array([f for _, f in p1]), np.array([f for _, f in p2])
     if not (np.isfinite(x).all() and np.isfinite(y).all() and math.isfinite(value)
             and math.isfinite(p1_cows)):
@@ -146,18 +125,68 @@ def load_solution(path: str, position: Position) -> NashResult:
         raise _fail(path, "a cell its strategies play is missing (null)")
     r = NashResult(value, tuple(c for c, _ in p1), tuple(c for c, _ in p2), tuple(map(float, x)),
                    tuple(map(float, y)), tuple(map(float, p1_ev)), tuple(map(float, p2_ev)),
-                   p1_cows, p1_cows - value, counts["states"], counts["matrix_games"],
-                   counts["saddle_points"], counts["best_reply_saddles"],
-                   counts["bound_cutoffs"], counts["cells"], seconds, matrix, counts["stored"],
-                   counts["table_bytes"], workers, levels, on_disk,
-                   oracle_games=counts["oracle_games"])
+                   p1_cows, p1_cows - value, stats["states"], stats["matrix_games"],
+                   stats["saddle_points"], stats["best_reply_saddles"],
+                   stats["bound_cutoffs"], stats["cells"], stats["seconds"], matrix,
+                   stats["stored"], stats["table_bytes"], stats["workers"], stats["levels"],
+                   stats["on_disk"], oracle_games=stats["oracle_games"])
+    _check_consistent(path, x, y, r)
+    return r
+
+
+def _solution_fields(data: dict) -> tuple[Position, list[tuple[int, float]],
+                                           list[tuple[int, float]], np.ndarray, float, float]:
+    """A solution's position, strategies (card, frequency), cells (NaN: not solved), value
+    and player 1's cows; raises what a missing or malformed field raises."""
+    solved = parse_position(str(data["position"]))
+    p1 = [(int(c["card"]), float(c["frequency"])) for c in data["p1_strategy"]]
+    p2 = [(int(c["card"]), float(c["frequency"])) for c in data["p2_strategy"]]
+    matrix = np.array([[math.nan if v is None else float(v) for v in row]
+                       for row in data["matrix"]], dtype=np.float64)
+    value = float(data["value"])
+    p1_cows = float(data["p1_expected_cows"])
+    return solved, p1, p2, matrix, value, p1_cows
+
+
+def _solve_stats(data: dict) -> dict[str, Any]:
+    """A solution's ``solve`` figures (counts, seconds, workers, levels, on_disk), with
+    their defaults; raises what a malformed field raises."""
+    solve = data.get("solve", {})
+    if not isinstance(solve, dict):
+        raise TypeError("solve is not an object")
+    stats: dict[str, Any] = {name: int(solve.get(name, 0)) for name in
+                             ("states", "matrix_games", "saddle_points", "best_reply_saddles",
+                              "bound_cutoffs", "cells", "stored", "table_bytes",
+                              "oracle_games")}
+    stats["seconds"] = float(solve.get("seconds", 0.0))
+    stats["workers"] = int(solve.get("workers", 1))
+    stats["levels"] = tuple(int(n) for n in solve.get("levels", ()))
+    stats["on_disk"] = bool(solve.get("on_disk", False))
+    return stats
+
+
+def _check_solution_hands(path: str, position: Position, solved: Position,
+                          p1: list[tuple[int, float]], p2: list[tuple[int, float]],
+                          matrix: np.ndarray) -> None:
+    """Refuse a solution of another position, or whose strategies or cells do not match
+    the position's hands."""
+    if format_position(solved) != format_position(position):
+        raise _fail(path, f"it solves another position ({format_position(solved)})")
+    k = len(p1)
+    if (matrix.shape != (k, k) or len(p2) != k or np.isinf(matrix).any()
+            or [c for c, _ in p1] != list(position.hand)
+            or [c for c, _ in p2] != list(position.hands[1] or ())):
+        raise _fail(path, "its strategies or cells do not match the position's hands")
+
+
+def _check_consistent(path: str, x: np.ndarray, y: np.ndarray, r: NashResult) -> None:
+    """Refuse strategies that are not distributions or do not give back the value."""
     if (not math.isclose(x.sum(), 1.0, abs_tol=CONSISTENT)
             or not math.isclose(y.sum(), 1.0, abs_tol=CONSISTENT)
             or (x < -CONSISTENT).any() or (y < -CONSISTENT).any()
             or not r.exploitability <= CONSISTENT):
         raise _fail(path, f"its strategies do not give back its value (exploitability "
                           f"{r.exploitability:.1e})")
-    return r
 
 
 class Checkpoint:

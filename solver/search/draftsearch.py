@@ -442,19 +442,40 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
     """
     n = draft.players
     drafters = _drafters(drafters, n)
+    round_bots = _round_labels(round_bots, n, play_round)
+    _check_draft_options(method, samples, max_rounds)
+    why_not = ("the round is played by search-backed bots" if play_round is not None
+               else exact_applies(draft, drafters, round_bots, max_rounds))
+    _check_draft_method(method, why_not, drafters)
+    if method == "exact" or (method == "auto" and not why_not):
+        return _exact_analysis(draft, drafters, round_bots, method, exact_progress)
+    return _sampled_analysis(draft, drafters, round_bots, method, why_not, samples, seed,
+                             time_limit, progress, workers, play_round)
+
+
+def _round_labels(round_bots: Sequence[str] | str | None, n: int,
+                  play_round: RoundPlayer | None) -> tuple[str, ...]:
+    """The round's bot per seat; with ``play_round`` labels only (the caller's round
+    player plays them): one name for every seat, or one per seat."""
     if play_round is None:
-        round_bots = _round_bots(round_bots, n)
-    else:  # labels only: the caller's round player plays them
-        labels = [round_bots] if isinstance(round_bots, str) else list(round_bots or ["bots"])
-        round_bots = tuple(labels * n if len(labels) == 1 else labels)
+        return _round_bots(round_bots, n)
+    labels = [round_bots] if isinstance(round_bots, str) else list(round_bots or ["bots"])
+    return tuple(labels * n if len(labels) == 1 else labels)
+
+
+def _check_draft_options(method: str, samples: int, max_rounds: int) -> None:
+    """Refuse an unknown method, fewer than 2 samples (Monte Carlo) or a budget below 1."""
     if method not in ("auto", "exact", "montecarlo"):
         raise NimmtError(f"unknown method {method!r}; use auto, exact or montecarlo")
     if samples < 2 and method != "exact":
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if max_rounds < 1:
         raise NimmtError(f"{param('max_nodes', beside=True)} must be at least 1")
-    why_not = ("the round is played by search-backed bots" if play_round is not None
-               else exact_applies(draft, drafters, round_bots, max_rounds))
+
+
+def _check_draft_method(method: str, why_not: str | None, drafters: tuple[str, ...]) -> None:
+    """Refuse exact enumeration where it does not apply (``why_not``; over the budget:
+    BudgetExceeded), and Monte Carlo for the optimal drafter."""
     if method == "exact" and why_not:
         raise (BudgetExceeded if "budget" in why_not else NimmtError)(
             f"exact enumeration does not apply: {why_not}; raise "
@@ -464,22 +485,38 @@ def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = N
             f"{param('method', 'montecarlo')}")
     if method == "montecarlo" and OPTIMAL in drafters:
         drafter_codes(drafters)  # raises: optimal is exact only
-    if method == "exact" or (method == "auto" and not why_not):
-        dealt = np.arange(1, draft.deck_size + 1, dtype=np.int64)  # load the kernel first
-        dk.round_once(dealt[-ROW_COUNT:], dealt[:HAND_SIZE * n].reshape(n, HAND_SIZE), n,
-                      draft.professional, engine.bot_codes(round_bots), 0)
-        start = work_clock()
-        values, leaves = _exact(draft, drafters, round_bots, exact_progress)
-        best = min(v[0] for _, v in values)
-        cards = tuple(sorted((DraftCard(c, float(v[0]), float(v[0] - best),
-                                        float((v.sum() - v[0]) / (n - 1))) for c, v in values),
-                             key=lambda c: (c.value, c.card)))
-        reason = ("exact enumeration as asked" if method == "exact" else
-                  "auto: exact enumeration of the rest of the draft (a deterministic round)")
-        return DraftAnalysis(draft, drafters, round_bots, "exact",
-                             f"{reason}; {leaves:,} rounds played", cards,
-                             work_clock() - start, rounds=leaves,
-                             extra={"estimated_rounds": estimate_rounds(draft, drafters)})
+
+
+def _exact_analysis(draft: DraftPosition, drafters: tuple[str, ...],
+                    round_bots: tuple[str, ...], method: str,
+                    exact_progress: Callable[[int], None] | None) -> DraftAnalysis:
+    """Every card by exact enumeration of the rest of the draft (the round kernel loaded
+    first, so the time is the enumeration's)."""
+    n = draft.players
+    dealt = np.arange(1, draft.deck_size + 1, dtype=np.int64)  # load the kernel first
+    dk.round_once(dealt[-ROW_COUNT:], dealt[:HAND_SIZE * n].reshape(n, HAND_SIZE), n,
+                  draft.professional, engine.bot_codes(round_bots), 0)
+    start = work_clock()
+    values, leaves = _exact(draft, drafters, round_bots, exact_progress)
+    best = min(v[0] for _, v in values)
+    cards = tuple(sorted((DraftCard(c, float(v[0]), float(v[0] - best),
+                                    float((v.sum() - v[0]) / (n - 1))) for c, v in values),
+                         key=lambda c: (c.value, c.card)))
+    reason = ("exact enumeration as asked" if method == "exact" else
+              "auto: exact enumeration of the rest of the draft (a deterministic round)")
+    return DraftAnalysis(draft, drafters, round_bots, "exact",
+                         f"{reason}; {leaves:,} rounds played", cards,
+                         work_clock() - start, rounds=leaves,
+                         extra={"estimated_rounds": estimate_rounds(draft, drafters)})
+
+
+def _sampled_analysis(draft: DraftPosition, drafters: tuple[str, ...],
+                      round_bots: tuple[str, ...], method: str, why_not: str | None, samples: int,
+                      seed: int, time_limit: float | None,
+                      progress: Callable[[int], None] | None, workers: int,
+                      play_round: RoundPlayer | None) -> DraftAnalysis:
+    """Every card by Monte Carlo (in the kernels, or one sample at a time through
+    ``play_round``); Ctrl-C's samples as its ``partial``."""
     if OPTIMAL in drafters:
         raise NimmtError(f"the optimal drafter needs exact enumeration, which does not apply: "
                          f"{why_not}")

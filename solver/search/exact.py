@@ -56,8 +56,8 @@ from ..positions.position import Position
 
 __all__ = ["ABORTED", "CardLine", "DEFAULT_MEMORY", "ExactResult", "FIRST_SLOTS", "HITS",
            "MODEL_RANDOM", "OWNER_GONE", "OWNER_P1", "OWNER_POOL",
-           "cards_of", "estimate_nodes", "goal_array", "memo_find",
-           "memo_store", "new_memo", "objective_value", "opponent_set_count", "owner_array",
+           "cards_of", "estimate_nodes", "memo_find",
+           "memo_store", "new_memo", "opponent_set_count", "owner_array",
            "pack_memo_key", "search_state", "seat_of", "solve_exact", "sort_hidden_seats"]
 
 MODEL_RANDOM, MODEL_WORST = 0, 1

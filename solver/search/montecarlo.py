@@ -52,6 +52,7 @@ from ..kernels.objective import G_HIDDEN_SEATS, G_TAKEN, cost_of_cows, end_cost
 from ..kernels.statekey import L_WIDTH
 from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn
 from ..positions import gamewin
+from ..positions.objective import goal_array, objective_value
 from ..positions.position import Position
 from . import exact
 from .exact import (
@@ -303,8 +304,9 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
                 card_index, first_sample, sample_count, exact_depth, rollouts, seed, memo,
                 layout, stats, max_resolved, values, cows_now, goal0):
     """Samples first_sample.. of ``card``: values[i] = player 1's cost to the end of the
-    round under the objective ``goal0`` (exact.goal_array; cows: its cows), cows_now[i] =
-    its cows this turn. Later cards: rollouts (rollouts > 0) or the closest bot (0)."""
+    round under the objective ``goal0`` (positions.objective.goal_array; cows: its
+    cows), cows_now[i] = its cows this turn. Later cards: rollouts (rollouts > 0) or the
+    closest bot (0)."""
     goal = goal0.copy()  # _exact_value writes the seats' cows so far into its taken slots
     held0 = np.zeros(MAX_PLAYERS, np.int64)
     for s in range(MAX_PLAYERS):
@@ -564,7 +566,7 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                    batch: int = 64, rollouts: int | None = None,
                    node_budget: int = NODE_BUDGET, objective: str = "cows") -> MonteCarloResult:
     """Estimate every card's expected cows (model random) by sampling; or its value for
-    another ``objective`` (exact.goal_array: margin, or the probability of winning).
+    another ``objective`` (positions.objective.goal_array: margin, or the probability of winning).
 
     Cards are sampled round robin in batches, so a time limit or Ctrl-C leaves every
     card with about the same number of samples; each sample's stream is fixed by
@@ -576,64 +578,31 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
         raise NimmtError(f"{param('samples')} must be at least 2 (a standard error needs two)")
     if rollouts is not None and rollouts < 0:
         raise NimmtError("rollouts must be 0 or more")
-    goal = exact.goal_array(position, objective)
+    goal = goal_array(position, objective)
     owner, known, hidden = exact.owner_array(position)
     table = row_table(position.rows)
     layout = exact.memo_layout(owner, position.professional,
                                position.players if objective == "win" else 0)
-    if exact_depth is None:
-        depth, planned = plan(position, node_budget)
-    else:
-        depth = exact_depth
-        planned = next((r for r in ROLLOUT_CHOICES
-                        if plan_cost(position, depth, r) <= node_budget), 0)
-    rollouts = planned if rollouts is None else rollouts
-    if not policy_turns(position.cards_left, depth):
-        rollouts = 0  # no later card is chosen by a policy
+    depth, rollouts = _sampling_plan(position, exact_depth, rollouts, node_budget)
     stats = np.zeros(exact.STAT_SLOTS, np.int64)
     hand = position.hand
+    # the kernel's arguments before the batch's own: the deal, the plan, the memo
+    deal = (table, owner, position.deck_size, known, hidden, position.professional,
+            np.asarray(hand, np.int64))
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
-    done = 0
     if not _montecarlo_batch.signatures:  # compile or load first: times are the sampling's
-        _montecarlo_batch(table, owner, position.deck_size, known, hidden, position.professional,
-                          np.asarray(hand, np.int64), 0, 0, depth, rollouts, seed,
-                          new_run_memo(layout), layout,
+        _montecarlo_batch(*deal, 0, 0, depth, rollouts, seed, new_run_memo(layout), layout,
                           stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal)
     memo = new_run_memo(layout)
     start = work_clock()
     deadline = None if time_limit is None else clock + time_limit
     if deadline is not None:
         batch = min(batch, FIRST_TIMED_BATCH)
-    complete = True
-    rate = 0.0  # seconds a sample (every card) took in the last batch
     timer = None if deadline is None else _stop_at(deadline, stats)
     try:
-        while done < samples:
-            size = min(batch, samples - done)
-            if deadline is not None and rate > 0:  # a batch that fits the time left
-                size = max(1, min(size, int(TIMED_SHARE * (deadline - work_clock())
-                                            / rate)))
-            t0 = work_clock()
-            values = np.zeros((len(hand), size))
-            now = np.zeros((len(hand), size))
-            args = (table, owner, position.deck_size, known, hidden, position.professional,
-                    np.asarray(hand, np.int64), done, size, depth, rollouts, seed, memo,
-                    layout, stats, values, now, goal)
-            _montecarlo_batch(*args)
-            if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
-                complete = False
-                break
-            batches.append((values, now))
-            done += size
-            spent = work_clock() - t0
-            rate = spent / size
-            if spent < 0.05 and batch < 8192:
-                batch *= 2  # fewer kernel calls, while time limits stay responsive
-            if progress:
-                progress(size)
-            if deadline is not None and work_clock() >= deadline:
-                complete = done >= samples
-                break
+        done, complete = _sample_batches(
+            deal, (depth, rollouts, seed, memo, layout, stats), goal, samples, batch, deadline,
+            progress, batches)
     except KeyboardInterrupt:
         # never a result as if nothing happened (a caller looping over searches would go
         # on): the samples finished ride on the interrupt, for the command to report
@@ -656,6 +625,61 @@ def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
                     None if complete else "time limit")
 
 
+def _sampling_plan(position: Position, exact_depth: int | None, rollouts: int | None,
+                   node_budget: int) -> tuple[int, int]:
+    """(exact_depth, rollouts) of a run: ``plan``'s, or for a given depth the most
+    rollouts whose plan_cost fits ``node_budget``; a given ``rollouts`` stays, and none
+    when no later card is chosen by a policy."""
+    if exact_depth is None:
+        depth, planned = plan(position, node_budget)
+    else:
+        depth = exact_depth
+        planned = next((r for r in ROLLOUT_CHOICES
+                        if plan_cost(position, depth, r) <= node_budget), 0)
+    rollouts = planned if rollouts is None else rollouts
+    if not policy_turns(position.cards_left, depth):
+        rollouts = 0  # no later card is chosen by a policy
+    return depth, rollouts
+
+
+def _sample_batches(deal: tuple, run: tuple, goal: np.ndarray, samples: int, batch: int,
+                    deadline: float | None, progress: Callable[[int], None] | None,
+                    batches: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, bool]:
+    """Sample every card in batches, appending each finished batch's (values, cows now) to
+    ``batches``, until ``samples`` per card or ``deadline``; batches double while they are
+    quick, and with a deadline fit the time left. ``deal`` and ``run`` (depth, rollouts,
+    seed, memo, layout, stats) are the kernel's arguments around the batch's own. Returns
+    (samples per card finished, whether they are all)."""
+    stats = run[-1]
+    hand_size = len(deal[-1])
+    done = 0
+    complete = True
+    rate = 0.0  # seconds a sample (every card) took in the last batch
+    while done < samples:
+        size = min(batch, samples - done)
+        if deadline is not None and rate > 0:  # a batch that fits the time left
+            size = max(1, min(size, int(TIMED_SHARE * (deadline - work_clock()) / rate)))
+        t0 = work_clock()
+        values = np.zeros((hand_size, size))
+        now = np.zeros((hand_size, size))
+        args = (*deal, done, size, *run, values, now, goal)
+        _montecarlo_batch(*args)
+        if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
+            return done, False
+        batches.append((values, now))
+        done += size
+        spent = work_clock() - t0
+        rate = spent / size
+        if spent < 0.05 and batch < 8192:
+            batch *= 2  # fewer kernel calls, while time limits stay responsive
+        if progress:
+            progress(size)
+        if deadline is not None and work_clock() >= deadline:
+            complete = done >= samples
+            break
+    return done, complete
+
+
 def _sampled(position: Position, batches: list[tuple[np.ndarray, np.ndarray]], done: int,
              depth: int, rollouts: int, stats: np.ndarray, objective: str, start: float,
              stopped: str | None) -> MonteCarloResult:
@@ -666,7 +690,7 @@ def _sampled(position: Position, batches: list[tuple[np.ndarray, np.ndarray]], d
     cards = []
     for ci, card in enumerate(position.hand):
         v = values[ci, :done]
-        cards.append(SampledCard(card, done, exact.objective_value(objective, float(v.mean())),
+        cards.append(SampledCard(card, done, objective_value(objective, float(v.mean())),
                                  float(v.std(ddof=1) / math.sqrt(done)),
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
