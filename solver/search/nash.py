@@ -227,19 +227,16 @@ def _matrix_game(payoff, m, n, x, y, tableau):
 
 
 @jit_inline
-def _simplex(payoff, m, n, x, y, tableau):
-    """The LP of _matrix_game (payoff[:m, :n], no pure saddle point): (value, True), or
-    (0, False) when rounding left an improving column without a pivot (rows or columns
-    equal but for about 1e-13: _deduplicated_game)."""
+def _lp_tableau(payoff, m, n, t, basis):
+    """The simplex's first tableau ``t`` of _matrix_game's LP on payoff[:m, :n] (slack
+    columns basic, in ``basis``); returns the shift that makes every entry >= 1."""
     top = -math.inf
     for a in range(m):
         for b in range(n):
             top = max(top, payoff[a, b])
     shift = top + 1.0  # A' = shift - payoff >= 1
     cols = n + m + 1
-    t = tableau[:m + 1, :cols]
     t[:, :] = 0.0
-    basis = np.empty(m, np.int64)
     for a in range(m):
         for b in range(n):
             t[a, b] = shift - payoff[a, b]
@@ -248,38 +245,77 @@ def _simplex(payoff, m, n, x, y, tableau):
         basis[a] = n + a
     for b in range(n):
         t[m, b] = -1.0
-    eps = 1e-12
-    while True:
-        enter = -1
-        for j in range(cols - 1):  # Bland: the lowest index that improves
-            if t[m, j] < -eps:
-                enter = j
-                break
-        if enter < 0:
-            break
-        leave, ratio = -1, math.inf
-        for a in range(m):
-            if t[a, enter] > eps:
-                r = t[a, cols - 1] / t[a, enter]
-                if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
-                    leave, ratio = a, r
-        if leave < 0:
-            return 0.0, False
-        pivot = t[leave, enter]
-        for j in range(cols):
-            t[leave, j] /= pivot
-        for a in range(m + 1):
-            if a != leave and t[a, enter] != 0.0:
-                factor = t[a, enter]
-                for j in range(cols):
-                    t[a, j] -= factor * t[leave, j]
-        basis[leave] = enter
+    return shift
+
+
+@jit_inline
+def _entering_column(t, m, cols, eps):
+    """Bland's rule: the lowest column whose reduced cost improves, or -1 (optimal)."""
+    for j in range(cols - 1):
+        if t[m, j] < -eps:
+            return j
+    return -1
+
+
+@jit_inline
+def _leaving_row(t, basis, m, cols, enter, eps):
+    """The ratio test's row for column ``enter`` (ties to the lowest basic index), or -1
+    when no row bounds it."""
+    leave, ratio = -1, math.inf
+    for a in range(m):
+        if t[a, enter] > eps:
+            r = t[a, cols - 1] / t[a, enter]
+            if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
+                leave, ratio = a, r
+    return leave
+
+
+@jit_inline
+def _pivot(t, m, cols, leave, enter):
+    """Pivot the tableau ``t`` (m + 1 rows) on (leave, enter)."""
+    pivot = t[leave, enter]
+    for j in range(cols):
+        t[leave, j] /= pivot
+    for a in range(m + 1):
+        if a != leave and t[a, enter] != 0.0:
+            factor = t[a, enter]
+            for j in range(cols):
+                t[a, j] -= factor * t[leave, j]
+
+
+@jit_inline
+def _lp_strategies(t, basis, m, n, cols, x, y):
+    """Both players' strategies from the optimal tableau: the columns' from the basic
+    values, the rows' from the duals; returns the objective (1 / value(A'))."""
     total = t[m, cols - 1]  # = 1 / value(A')
     for a in range(m):
         if basis[a] < n:
             y[basis[a]] = t[a, cols - 1] / total
     for a in range(m):
         x[a] = t[m, n + a] / total
+    return total
+
+
+@jit_inline
+def _simplex(payoff, m, n, x, y, tableau):
+    """The LP of _matrix_game (payoff[:m, :n], no pure saddle point): (value, True), or
+    (0, False) when rounding left an improving column without a pivot (rows or columns
+    equal but for about 1e-13: _deduplicated_game)."""
+    cols = n + m + 1
+    t = tableau[:m + 1, :cols]
+    basis = np.empty(m, np.int64)
+    shift = _lp_tableau(payoff, m, n, t, basis)
+    eps = 1e-12
+    while True:
+        enter = _entering_column(t, m, cols, eps)
+        if enter < 0:
+            break
+        leave = _leaving_row(t, basis, m, cols, enter, eps)
+        if leave < 0:
+            return 0.0, False
+        _pivot(t, m, cols, leave, enter)
+        basis[leave] = enter
+    total = _lp_strategies(t, basis, m, n, cols, x, y)
     return shift - 1.0 / total, True
 
 
