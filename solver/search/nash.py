@@ -451,6 +451,92 @@ def _restricted_game(lower, rows, columns, k, work):
     return value
 
 
+@jit_inline
+def _missing_in_game(lower, upper, rows, columns, k, missing):
+    """The cells of the restricted game (bit masks ``rows``, ``columns``) not known yet,
+    into ``missing`` (cell codes); how many."""
+    count = 0
+    for a in range(k):
+        if rows >> a & 1:
+            for b in range(k):
+                if columns >> b & 1 and lower[a, b] != upper[a, b]:
+                    missing[count] = cell_code(a, b)
+                    count += 1
+    return count
+
+
+@jit_inline
+def _missing_against_support(lower, upper, xs, ys, k, missing):
+    """The cells not known yet of each card against the other side's support (xs, ys):
+    the columns ys plays, then the rows xs plays (their cells outside those columns),
+    into ``missing``; how many."""
+    count = 0
+    for b in range(k):
+        if ys[b] > 0.0:
+            for a in range(k):
+                if lower[a, b] != upper[a, b]:
+                    missing[count] = cell_code(a, b)
+                    count += 1
+    for a in range(k):
+        if xs[a] > 0.0:
+            for b in range(k):
+                if lower[a, b] != upper[a, b] and not ys[b] > 0.0:
+                    missing[count] = cell_code(a, b)
+                    count += 1
+    return count
+
+
+@jit_inline
+def _best_row_reply(lower, rows, ys, k):
+    """(row, value): the row player's best reply to ``ys`` among the rows not in the
+    bit mask ``rows`` (the lowest; (0, inf) when there is none)."""
+    best_row, row_value = 0, math.inf
+    for a in range(k):
+        if rows >> a & 1:
+            continue
+        total = 0.0
+        for b in range(k):
+            if ys[b] > 0.0:
+                total += ys[b] * lower[a, b]
+        if total < row_value:
+            best_row, row_value = a, total
+    return best_row, row_value
+
+
+@jit_inline
+def _best_column_reply(lower, columns, xs, k):
+    """(column, value): the column player's best reply to ``xs`` among the columns not
+    in the bit mask ``columns`` (the highest; (0, -inf) when there is none)."""
+    best_column, column_value = 0, -math.inf
+    for b in range(k):
+        if columns >> b & 1:
+            continue
+        total = 0.0
+        for a in range(k):
+            if xs[a] > 0.0:
+                total += xs[a] * lower[a, b]
+        if total > column_value:
+            best_column, column_value = b, total
+    return best_column, column_value
+
+
+@jit_inline
+def _grow_game(lower, masks, value, k, xs, ys):
+    """Each side's best reply joins the restricted game (``masks``) when it beats the
+    game's ``value`` by more than ORACLE_TOLERANCE; whether one did."""
+    rows, columns = masks[0], masks[1]
+    best_row, row_value = _best_row_reply(lower, rows, ys, k)
+    best_column, column_value = _best_column_reply(lower, columns, xs, k)
+    grew = False
+    if row_value < value - ORACLE_TOLERANCE:
+        masks[0] = rows | 1 << best_row
+        grew = True
+    if column_value > value + ORACLE_TOLERANCE:
+        masks[1] = columns | 1 << best_column
+        grew = True
+    return grew
+
+
 @jit
 def oracle_step(lower, upper, k, masks, work, missing):
     """One double oracle's step on a k-by-k matrix game (row player minimising) of which
@@ -466,59 +552,14 @@ def oracle_step(lower, upper, k, masks, work, missing):
     (root_oracle)."""
     xs, ys = work[1], work[2]
     while True:
-        rows, columns = masks[0], masks[1]
-        count = 0
-        for a in range(k):
-            if rows >> a & 1:
-                for b in range(k):
-                    if columns >> b & 1 and lower[a, b] != upper[a, b]:
-                        missing[count] = cell_code(a, b)
-                        count += 1
+        count = _missing_in_game(lower, upper, masks[0], masks[1], k, missing)
         if count:
             return count, 0.0
-        value = _restricted_game(lower, rows, columns, k, work)
-        for b in range(k):
-            if ys[b] > 0.0:
-                for a in range(k):
-                    if lower[a, b] != upper[a, b]:
-                        missing[count] = cell_code(a, b)
-                        count += 1
-        for a in range(k):
-            if xs[a] > 0.0:
-                for b in range(k):
-                    if lower[a, b] != upper[a, b] and not ys[b] > 0.0:
-                        missing[count] = cell_code(a, b)
-                        count += 1
+        value = _restricted_game(lower, masks[0], masks[1], k, work)
+        count = _missing_against_support(lower, upper, xs, ys, k, missing)
         if count:
             return count, 0.0
-        best_row, row_value = 0, math.inf  # the best replies not yet in the game
-        for a in range(k):
-            if rows >> a & 1:
-                continue
-            total = 0.0
-            for b in range(k):
-                if ys[b] > 0.0:
-                    total += ys[b] * lower[a, b]
-            if total < row_value:
-                best_row, row_value = a, total
-        best_column, column_value = 0, -math.inf
-        for b in range(k):
-            if columns >> b & 1:
-                continue
-            total = 0.0
-            for a in range(k):
-                if xs[a] > 0.0:
-                    total += xs[a] * lower[a, b]
-            if total > column_value:
-                best_column, column_value = b, total
-        grew = False
-        if row_value < value - ORACLE_TOLERANCE:
-            masks[0] = rows | 1 << best_row
-            grew = True
-        if column_value > value + ORACLE_TOLERANCE:
-            masks[1] = columns | 1 << best_column
-            grew = True
-        if not grew:
+        if not _grow_game(lower, masks, value, k, xs, ys):
             return 0, value
 
 
@@ -534,6 +575,114 @@ def _start_oracle(lower, upper, frame, f, k):
                 columns &= ~(1 << b)
     frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS] = rows, columns
     frame[f, F_PHASE] = PHASE_ORACLE
+
+
+@jit_inline
+def _oracle_cell(lower, upper, frame, f, k, work):
+    """PHASE_ORACLE: the first cell state f's double oracle needs, or NASH_ORACLE."""
+    count, _ = oracle_step(lower[f], upper[f], k,
+                           frame[f, F_ORACLE_ROWS:F_ORACLE_COLUMNS + 1], work, work[6])
+    if count:
+        return work[6][0], -math.inf, math.inf
+    return NASH_ORACLE, 0.0, 0.0
+
+
+@jit_inline
+def _full_cell(lower, upper, f, k):
+    """PHASE_FULL: the first cell of state f not exact yet, or NASH_FULL."""
+    for a in range(k):
+        for b in range(k):
+            if lower[f, a, b] != upper[f, a, b]:
+                return cell_code(a, b), -math.inf, math.inf
+    return NASH_FULL, 0.0, 0.0
+
+
+@jit_inline
+def _saddle_cell(lower, upper, frame, f):
+    """PHASE_SADDLE: the saddle cell while it is not exact, then NASH_SADDLE."""
+    r, c = frame[f, F_ROW], frame[f, F_COLUMN]
+    if lower[f, r, c] != upper[f, r, c]:
+        return cell_code(r, c), -math.inf, math.inf
+    return NASH_SADDLE, 0.0, 0.0
+
+
+@jit_inline
+def _row_cell(lower, upper, f, k, r, alpha, beta, window):
+    """PHASE_ROW: the next cell of row r to build, with its window (each cell only
+    needs to be shown below the row's best so far), or (-1, 0, 0) when the row is done."""
+    for b in range(k):
+        if lower[f, r, b] == upper[f, r, b]:
+            continue
+        if not window:
+            return cell_code(r, b), -math.inf, math.inf
+        low = alpha
+        for b2 in range(k):
+            if b2 != b and lower[f, r, b2] > low:
+                low = lower[f, r, b2]
+        if (low >= beta - SLACK or upper[f, r, b] <= low + SLACK
+                or lower[f, r, b] >= beta - SLACK):
+            continue
+        return cell_code(r, b), low, beta
+    return -1, 0.0, 0.0
+
+
+@jit_inline
+def _end_row(lower, upper, frame, bounds, f, k, r):
+    """Row r done: its maximum bounds the state from above; player 2's best reply to
+    it (the column of the row's greatest lower bound) is the column searched next."""
+    c = frame[f, F_COLUMN]
+    best_lower, top = -math.inf, -math.inf
+    for b in range(k):
+        if lower[f, r, b] > best_lower:
+            best_lower, c = lower[f, r, b], b
+        top = max(top, upper[f, r, b])
+    if top < bounds[f, B_UPPER]:
+        bounds[f, B_UPPER], frame[f, F_UPPER_ROW] = top, r
+    frame[f, F_PHASE], frame[f, F_COLUMN] = PHASE_COLUMN, c
+
+
+@jit_inline
+def _column_cell(lower, upper, f, k, c, alpha, beta, window):
+    """PHASE_COLUMN: the next cell of column c to build, with its window (each cell only
+    needs to be shown above the column's least so far), or (-1, 0, 0) when it is done."""
+    for a in range(k):
+        if lower[f, a, c] == upper[f, a, c]:
+            continue
+        if not window:
+            return cell_code(a, c), -math.inf, math.inf
+        high = beta
+        for a2 in range(k):
+            if a2 != a and upper[f, a2, c] < high:
+                high = upper[f, a2, c]
+        if (high <= alpha + SLACK or lower[f, a, c] >= high - SLACK
+                or upper[f, a, c] <= alpha + SLACK):
+            continue
+        return cell_code(a, c), alpha, high
+    return -1, 0.0, 0.0
+
+
+@jit_inline
+def _end_column(lower, upper, frame, bounds, f, k, c, window, oracle_from):
+    """Column c done: its minimum bounds the state from below; a round of best replies
+    is over. The next phase: player 1's best reply to the column (the row of its least
+    upper bound), or after MAX_ALTERNATIONS rounds the double oracle (without
+    ``window``, at least ``oracle_from`` cards each, not the root) or every cell."""
+    r = frame[f, F_ROW]
+    least_upper, bottom = math.inf, math.inf
+    for a in range(k):
+        if upper[f, a, c] < least_upper:
+            least_upper, r = upper[f, a, c], a
+        bottom = min(bottom, lower[f, a, c])
+    if bottom > bounds[f, B_LOWER]:
+        bounds[f, B_LOWER], frame[f, F_LOWER_COLUMN] = bottom, c
+    frame[f, F_ALTERNATIONS] += 1
+    if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS and not window and k >= oracle_from \
+            and f > 0:
+        _start_oracle(lower, upper, frame, f, k)
+    elif frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
+        frame[f, F_PHASE] = PHASE_FULL
+    else:
+        frame[f, F_PHASE], frame[f, F_ROW] = PHASE_ROW, r
 
 
 @jit_inline
@@ -557,75 +706,24 @@ def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window, oracle_fr
     while True:
         phase = frame[f, F_PHASE]
         if phase == PHASE_ORACLE:
-            count, _ = oracle_step(lower[f], upper[f], k,
-                                   frame[f, F_ORACLE_ROWS:F_ORACLE_COLUMNS + 1], work, work[6])
-            if count:
-                return work[6][0], -math.inf, math.inf
-            return NASH_ORACLE, 0.0, 0.0
+            return _oracle_cell(lower, upper, frame, f, k, work)
         if phase == PHASE_FULL:
-            for a in range(k):
-                for b in range(k):
-                    if lower[f, a, b] != upper[f, a, b]:
-                        return cell_code(a, b), -math.inf, math.inf
-            return NASH_FULL, 0.0, 0.0
-        r, c = frame[f, F_ROW], frame[f, F_COLUMN]
+            return _full_cell(lower, upper, f, k)
         if phase == PHASE_SADDLE:
-            if lower[f, r, c] != upper[f, r, c]:
-                return cell_code(r, c), -math.inf, math.inf
-            return NASH_SADDLE, 0.0, 0.0
+            return _saddle_cell(lower, upper, frame, f)
         if phase == PHASE_ROW:
-            for b in range(k):
-                if lower[f, r, b] == upper[f, r, b]:
-                    continue
-                if not window:
-                    return cell_code(r, b), -math.inf, math.inf
-                low = alpha
-                for b2 in range(k):
-                    if b2 != b and lower[f, r, b2] > low:
-                        low = lower[f, r, b2]
-                if (low >= beta - SLACK or upper[f, r, b] <= low + SLACK
-                        or lower[f, r, b] >= beta - SLACK):
-                    continue
-                return cell_code(r, b), low, beta
-            best_lower, top = -math.inf, -math.inf
-            for b in range(k):
-                if lower[f, r, b] > best_lower:
-                    best_lower, c = lower[f, r, b], b
-                top = max(top, upper[f, r, b])
-            if top < bounds[f, B_UPPER]:
-                bounds[f, B_UPPER], frame[f, F_UPPER_ROW] = top, r
-            frame[f, F_PHASE], frame[f, F_COLUMN] = PHASE_COLUMN, c
-            if _decided(frame, bounds, f, alpha, beta) == NASH_BOUND:
-                return NASH_BOUND, 0.0, 0.0
-            continue
-        for a in range(k):  # PHASE_COLUMN
-            if lower[f, a, c] == upper[f, a, c]:
-                continue
-            if not window:
-                return cell_code(a, c), -math.inf, math.inf
-            high = beta
-            for a2 in range(k):
-                if a2 != a and upper[f, a2, c] < high:
-                    high = upper[f, a2, c]
-            if (high <= alpha + SLACK or lower[f, a, c] >= high - SLACK
-                    or upper[f, a, c] <= alpha + SLACK):
-                continue
-            return cell_code(a, c), alpha, high
-        least_upper, bottom = math.inf, math.inf
-        for a in range(k):
-            if upper[f, a, c] < least_upper:
-                least_upper, r = upper[f, a, c], a
-            bottom = min(bottom, lower[f, a, c])
-        if bottom > bounds[f, B_LOWER]:
-            bounds[f, B_LOWER], frame[f, F_LOWER_COLUMN] = bottom, c
-        frame[f, F_ALTERNATIONS] += 1
-        if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS and not window and k >= oracle_from \
-                and f > 0:
-            _start_oracle(lower, upper, frame, f, k)
-        elif frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
-            frame[f, F_PHASE] = PHASE_FULL
+            cell, low, high = _row_cell(lower, upper, f, k, frame[f, F_ROW], alpha, beta,
+                                        window)
+            if cell >= 0:
+                return cell, low, high
+            _end_row(lower, upper, frame, bounds, f, k, frame[f, F_ROW])
         else:
-            frame[f, F_PHASE], frame[f, F_ROW] = PHASE_ROW, r
+            cell, low, high = _column_cell(lower, upper, f, k, frame[f, F_COLUMN], alpha, beta,
+                                           window)
+            if cell >= 0:
+                return cell, low, high
+            _end_column(lower, upper, frame, bounds, f, k, frame[f, F_COLUMN], window,
+                        oracle_from)
         if _decided(frame, bounds, f, alpha, beta) == NASH_BOUND:
             return NASH_BOUND, 0.0, 0.0
 
