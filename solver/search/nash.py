@@ -1586,6 +1586,267 @@ class _CellRun:
     answer: tuple[float, np.ndarray, np.ndarray] | None = None  # the root oracle's
 
 
+@dataclass(frozen=True)
+class _TablePlan:
+    """The transposition table a solve starts in and how far it may grow: ``compact``
+    slots or full ones, a ``replacing`` table from the start (the estimate does not fit
+    the memory), the key words, the ``first`` table's slots, the ``largest`` that may
+    double in memory, where a larger one goes (``spilled``) and the in-memory limit of
+    the first table (``alone``: it is allocated alone)."""
+
+    compact: bool
+    replacing: bool
+    width: int
+    first: int
+    largest: int
+    spilled: _Spill
+    alone: int
+
+
+def _compact_slots(window: bool, compact: bool | None, replace: bool) -> bool:
+    """Whether the table keeps compact slots (default: unless alpha-beta windows, which
+    store bounds); the options that cannot go together raise ValueError."""
+    if compact is None:
+        compact = not window  # alpha-beta windows store bounds: the full slot
+    if compact and window:
+        raise ValueError("a compact table keeps exact values only; windows need compact=False")
+    if replace and not compact:
+        raise ValueError("only a compact table replaces; windows need compact=False")
+    return compact
+
+
+def _plan_table(position: Position, only: list[tuple[int, int]] | None, memory: int,
+                window: bool, compact: bool | None, replace: bool,
+                spill: str | None) -> _TablePlan:
+    """The table of a solve of the root cells ``only`` (None: all of them) within
+    ``memory``; MemoryExceeded when its estimate does not fit and neither ``spill`` nor
+    ``replace`` lets it go on."""
+    k = position.cards_left
+    states = estimate_states(position)
+    if only is not None:  # each root cell: about a solve of a card fewer each
+        states = min(states, len(only) * estimate_states(position, k - 1))
+    compact = _compact_slots(window, compact, replace)
+    needed = slot_bytes(position, compact) * _slots_for(states, FULL_LOAD)
+    replacing = replace and needed > memory and spill is None
+    if needed > memory and spill is None and not replace:
+        k_fit = largest_fitting_k(position, memory)
+        raise MemoryExceeded(
+            f"nash at {position.cards_left} cards each needs about {states:,} states "
+            f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
+            f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
+            "a later position")
+    width = key_width(two_hands_layout(position.professional))
+    first, largest = table_slots(position, memory, compact, states)
+    return _TablePlan(compact, replacing, width, first, largest, _Spill(spill, largest),
+                      max(first, largest))
+
+
+def _search_args(position: Position, memo_from: int, window: bool, compact: bool,
+                 oracle_from: int) -> tuple:
+    """The arguments of _solve that every root cell shares (the position and options)."""
+    p2_hand = position.hands[1]
+    assert p2_hand is not None  # check_nash_position: two players, both hands known
+    return (row_table(position.rows), np.asarray(position.hand, np.int64),
+            np.asarray(p2_hand, np.int64), position.professional,
+            two_hands_layout(position.professional), memo_from, window, compact, oracle_from)
+
+
+def _load_search(args: tuple, k: int, plan: _TablePlan) -> None:
+    """Compile or load the search kernel before the clock starts: times are the search's."""
+    if _solve.signatures:
+        return
+    small = Table(16, plan.width, VALUE_WORDS, plan.compact)
+    _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
+           np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
+           np.zeros((k, k)), np.zeros((k, k)))
+
+
+def _given_cells(known: Mapping[tuple[int, int], tuple[float, float]] | None, k: int,
+                 ) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+    """The root cells ``known`` already: (them, values, player 1's cows, the mask of
+    cells solved)."""
+    values, aux = np.zeros((k, k)), np.zeros((k, k))
+    given = dict(known or {})
+    solved_mask = np.zeros((k, k), np.bool_)
+    for (i, j), (value, cows) in given.items():
+        values[i, j], aux[i, j] = value, cows
+        solved_mask[i, j] = True
+    return given, values, aux, solved_mask
+
+
+def _first_table(position: Position, memory: int, plan: _TablePlan, schedule: _RootSchedule,
+                 control: np.ndarray) -> Table:
+    """The table the solve starts in: a token one when nothing is left to search, a
+    replacing one (control[C_REACH] set), or the plan's first."""
+    if schedule.finished():  # every cell needed is given: nothing to search
+        return Table(16, plan.width, VALUE_WORDS, plan.compact)
+    if plan.replacing:
+        control[C_REACH] = REACH
+        return Table(replacing_slots(position, memory), plan.width, VALUE_WORDS, plan.compact)
+    return Table(plan.first, plan.width, VALUE_WORDS, plan.compact,
+                 plan.spilled.path(plan.first, plan.alone))
+
+
+class _CellWorkers:
+    """The worker threads of _solve_cells and what they share: each takes a root cell
+    from the schedule (under ``lock``), solves it in the shared ``table`` and records it.
+    A round runs the threads until the schedule is done or the search stops (control);
+    between rounds the table may be replaced by a larger one."""
+
+    def __init__(self, args: tuple, k: int, schedule: _RootSchedule, table: Table,
+                 control: np.ndarray, values: np.ndarray, aux: np.ndarray,
+                 solved_mask: np.ndarray, max_nodes: int, workers: int,
+                 progress: Callable[[int], None] | None,
+                 on_cell: Callable[[int, int, float, float], None] | None) -> None:
+        self.args, self.k, self.schedule, self.table, self.control = (args, k, schedule,
+                                                                      table, control)
+        self.values, self.aux, self.solved_mask = values, aux, solved_mask
+        self.max_nodes, self.workers, self.progress, self.on_cell = (max_nodes, workers,
+                                                                     progress, on_cell)
+        self.stats = np.zeros(STATS_STRIDE, np.int64)
+        self.lock = threading.Lock()
+        self.failures: list[BaseException] = []
+        self.solved = 0  # root cells finished here (a stopped cell is taken again)
+
+    def prepare_round(self, largest: int) -> None:
+        """Clear the last round's abort; the entries the table takes and how often a
+        worker reports its stores."""
+        control, slots = self.control, self.table.slots
+        self.stats[N_ABORTED] = 0
+        control[C_LIMIT] = (slots + 1 if control[C_REACH]  # never full
+                            else fill_limit(slots, largest))
+        control[C_EVERY] = max(1, min(REPORT_EVERY, slots // (16 * self.workers)))
+
+    def run_round(self, start: float, time_limit: float | None) -> None:
+        """Start the workers and wait for them all, stopping them past ``time_limit``
+        (seconds of work since ``start``); a worker's error is re-raised here."""
+        # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
+        # finished while it still runs (CPython 3.11), and the next join returns at once.
+        finished = [threading.Event() for _ in range(self.workers)]
+        threads: list[threading.Thread] = []
+        try:  # Ctrl-C while they start stops those started too
+            for done in finished:
+                threads.append(threading.Thread(target=self._work, args=(done,), daemon=True))
+                threads[-1].start()
+            for done in finished:
+                while not done.wait(0.05):
+                    if time_limit is not None and work_clock() - start > time_limit:
+                        self.control[C_STOP] = ABORT_STOP
+        except KeyboardInterrupt:
+            self.control[C_STOP] = ABORT_STOP
+            for thread, done in zip(threads, finished):
+                if _ran(thread):
+                    done.wait()
+            raise
+        if self.failures:
+            raise self.failures[0]
+
+    def _work(self, done: threading.Event) -> None:
+        """A worker thread: solve cells until none is left; an error stops the others."""
+        try:
+            self._solve_cells()
+        except BaseException as error:  # handed to the main thread, re-raised there
+            self.control[C_STOP] = ABORT_STOP
+            self.failures.append(error)
+        finally:
+            done.set()
+
+    def _solve_cells(self) -> None:
+        """Take cells from the schedule and solve them until none is left or one stops."""
+        while True:
+            with self.lock:
+                taken = None if self.control[C_STOP] else self.schedule.take()
+                if taken is None:
+                    return
+            if not self._solve_cell(*taken):
+                return
+            if self.progress:
+                self.progress(1)
+
+    def _solve_cell(self, i: int, j: int) -> bool:
+        """Solve root cell (i, j) and record it; False when the search stopped in it."""
+        k = self.k
+        cell = np.zeros((k, k), np.bool_)
+        cell[i, j] = True
+        own = np.zeros(STATS_STRIDE, np.int64)
+        cell_values, cell_aux = np.zeros((k, k)), np.zeros((k, k))
+        _solve(*self.args, cell, self.table.entries, self.table.values, self.control,
+               max(0, self.max_nodes - int(self.stats[N_CELLS])), own, cell_values, cell_aux)
+        with self.lock:
+            self.stats[:] += own
+            self.schedule.release((i, j))
+            if own[N_ABORTED]:
+                return False
+            self.values[i, j], self.aux[i, j] = cell_values[i, j], cell_aux[i, j]
+            self.solved_mask[i, j] = True
+            self.solved += 1
+            if self.on_cell:  # under the lock: one call at a time
+                self.on_cell(i, j, float(self.values[i, j]), float(self.aux[i, j]))
+            if self.schedule.needed and self.schedule.finished():
+                self.control[C_STOP] = ABORT_STOP  # the others' cells are not needed
+        return True
+
+
+def _table_full(pool: _CellWorkers, plan: _TablePlan, replace: bool, memory: int,
+                spill: str | None) -> None:
+    """The table filled: double it and go on (nothing is lost); when the doubled table
+    fits neither memory nor the spill directory, go on replacing (``replace``) or raise
+    MemoryExceeded."""
+    control, table = pool.control, pool.table
+    no_room = 2 * table.slots > plan.largest and not plan.spilled.fits(2 * table.slots, table)
+    if no_room and replace:
+        control[C_REACH] = REACH  # full: go on replacing (nothing is lost)
+    elif no_room:
+        where = (f"{param('memory')} ({memory / 2**30:.2f} GiB)" if spill is None
+                 else f"the free disk space in {spill}")
+        raise MemoryExceeded(
+            f"nash: the transposition table filled {where} after "
+            f"{int(control[C_USED]):,} states; raise {param('memory', beside=True)}"
+            + (" or give a spill directory" if spill is None else "")
+            + " or analyse a later position")
+    else:
+        pool.table = table.doubled(plan.spilled.path(2 * table.slots))
+    control[C_STOP] = 0
+
+
+def _stopped(pool: _CellWorkers, given: int, cells: int, time_limit: float | None,
+             start: float) -> NashStopped:
+    """The error of a solve stopped at its time limit with cells still needed."""
+    schedule = pool.schedule
+    have = pool.solved + given
+    return NashStopped(
+        f"nash stopped at the time limit ({time_limit:g} s) with "
+        + (f"{have} root cells solved, at least {schedule.left()} more needed"
+           if schedule.needed else
+           f"{have} of {cells} root cells solved; an equilibrium needs them "
+           "all")
+        + ": allow more time "
+        f"({param('time_limit', beside=True)}) or analyse a later position",
+        "time limit",
+        cards_total=cells, nodes=int(pool.stats[N_CELLS]),
+        seconds=work_clock() - start)
+
+
+def _run_rounds(pool: _CellWorkers, plan: _TablePlan, replace: bool, memory: int,
+                spill: str | None, max_nodes: int, time_limit: float | None, given: int,
+                cells: int, start: float) -> None:
+    """Run the workers until every cell needed is solved, the table growing (or
+    replacing) between rounds; a stop raises NashStopped, the node budget
+    BudgetExceeded."""
+    schedule, control = pool.schedule, pool.control
+    while not schedule.finished():
+        pool.prepare_round(plan.largest)
+        pool.run_round(start, time_limit)
+        if schedule.finished():  # (another worker's table may have filled meanwhile)
+            break
+        if control[C_STOP] == ABORT_FULL:
+            _table_full(pool, plan, replace, memory, spill)
+        elif control[C_STOP] == ABORT_STOP:
+            raise _stopped(pool, given, cells, time_limit, start)
+        else:
+            raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+
+
 def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory: int,
                  max_nodes: int, window: bool, workers: int | None, time_limit: float | None,
                  progress: Callable[[int], None] | None, memo_from: int, spill: str | None,
@@ -1597,170 +1858,32 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     with ``oracle`` those root_oracle asks for), with its options: the table planned, the
     workers run, the stops raised."""
     check_nash_position(position)
-    p2_hand = position.hands[1]
-    assert p2_hand is not None  # check_nash_position: two players, both hands known
     k = position.cards_left
-    states = estimate_states(position)
-    if only is not None:  # each root cell: about a solve of a card fewer each
-        states = min(states, len(only) * estimate_states(position, k - 1))
-    if compact is None:
-        compact = not window  # alpha-beta windows store bounds: the full slot
-    if compact and window:
-        raise ValueError("a compact table keeps exact values only; windows need compact=False")
-    if replace and not compact:
-        raise ValueError("only a compact table replaces; windows need compact=False")
-    needed = slot_bytes(position, compact) * _slots_for(states, FULL_LOAD)
-    replacing = replace and needed > memory and spill is None
-    if needed > memory and spill is None and not replace:
-        k_fit = largest_fitting_k(position, memory)
-        raise MemoryExceeded(
-            f"nash at {position.cards_left} cards each needs about {states:,} states "
-            f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
-            f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
-            "a later position")
-    layout = two_hands_layout(position.professional)
-    width = key_width(layout)
-    first, largest = table_slots(position, memory, compact, states)
-    spilled = _Spill(spill, largest)
-    alone = max(first, largest)  # the first table is allocated alone
-    args = (row_table(position.rows), np.asarray(position.hand, np.int64),
-            np.asarray(p2_hand, np.int64), position.professional, layout, memo_from,
-            window, compact, oracle_from)
-    if not _solve.signatures:  # compile or load first: times are the search's
-        small = Table(16, width, VALUE_WORDS, compact)
-        _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
-               np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
-               np.zeros((k, k)),
-               np.zeros((k, k)))
-    values, aux = np.zeros((k, k)), np.zeros((k, k))
-    given = dict(known or {})
-    solved_mask = np.zeros((k, k), np.bool_)
-    for (i, j), (value, cows) in given.items():
-        values[i, j], aux[i, j] = value, cows
-        solved_mask[i, j] = True
+    plan = _plan_table(position, only, memory, window, compact, replace, spill)
+    args = _search_args(position, memo_from, window, plan.compact, oracle_from)
+    _load_search(args, k, plan)
+    given, values, aux, solved_mask = _given_cells(known, k)
     cells = [(i, j) for j in range(k) for i in range(k)] if only is None else only
     schedule = _RootSchedule(k, cells, values, solved_mask, oracle and only is None)
     control = np.zeros(CONTROL_SLOTS, np.int64)
-    if schedule.finished():  # every cell needed is given: nothing to search
-        table = Table(16, width, VALUE_WORDS, compact)
-    elif replacing:
-        table = Table(replacing_slots(position, memory), width, VALUE_WORDS, compact)
-        control[C_REACH] = REACH
-    else:
-        table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
-    stats = np.zeros(STATS_STRIDE, np.int64)
-    lock = threading.Lock()
+    table = _first_table(position, memory, plan, schedule, control)
     workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
-
-    failures: list[BaseException] = []
-    solved = [0]  # root cells finished here (a stopped cell is taken again)
-
-    def work(done: threading.Event) -> None:
-        try:
-            solve_cells()
-        except BaseException as error:  # handed to the main thread, re-raised there
-            control[C_STOP] = ABORT_STOP
-            failures.append(error)
-        finally:
-            done.set()
-
-    def solve_cells() -> None:
-        while True:
-            with lock:
-                taken = None if control[C_STOP] else schedule.take()
-                if taken is None:
-                    return
-                i, j = taken
-            cell = np.zeros((k, k), np.bool_)
-            cell[i, j] = True
-            own = np.zeros(STATS_STRIDE, np.int64)
-            cell_values, cell_aux = np.zeros((k, k)), np.zeros((k, k))
-            _solve(*args, cell, table.entries, table.values, control,
-                   max(0, max_nodes - int(stats[N_CELLS])), own, cell_values, cell_aux)
-            with lock:
-                stats[:] += own
-                schedule.release(taken)
-                if own[N_ABORTED]:
-                    return
-                values[i, j], aux[i, j] = cell_values[i, j], cell_aux[i, j]
-                solved_mask[i, j] = True
-                solved[0] += 1
-                if on_cell:  # under the lock: one call at a time
-                    on_cell(i, j, float(values[i, j]), float(aux[i, j]))
-                if schedule.needed and schedule.finished():
-                    control[C_STOP] = ABORT_STOP  # the others' cells are not needed
-            if progress:
-                progress(1)
-
+    pool = _CellWorkers(args, k, schedule, table, control, values, aux, solved_mask,
+                        max_nodes, workers, progress, on_cell)
     start = work_clock()
     try:
-        while not schedule.finished():
-            stats[N_ABORTED] = 0
-            control[C_LIMIT] = (table.slots + 1 if control[C_REACH]  # never full
-                                else fill_limit(table.slots, largest))
-            control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
-            # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
-            # finished while it still runs (CPython 3.11), and the next join returns at once.
-            finished = [threading.Event() for _ in range(workers)]
-            threads: list[threading.Thread] = []
-            try:  # Ctrl-C while they start stops those started too
-                for done in finished:
-                    threads.append(threading.Thread(target=work, args=(done,), daemon=True))
-                    threads[-1].start()
-                for done in finished:
-                    while not done.wait(0.05):
-                        if time_limit is not None and work_clock() - start > time_limit:
-                            control[C_STOP] = ABORT_STOP
-            except KeyboardInterrupt:
-                control[C_STOP] = ABORT_STOP
-                for thread, done in zip(threads, finished):
-                    if _ran(thread):
-                        done.wait()
-                raise
-            if failures:
-                raise failures[0]
-            if schedule.finished():  # (another worker's table may have filled meanwhile)
-                break
-            if control[C_STOP] == ABORT_FULL and replace and 2 * table.slots > largest \
-                    and not spilled.fits(2 * table.slots, table):
-                control[C_REACH] = REACH  # full: go on replacing (nothing is lost)
-                control[C_STOP] = 0
-            elif control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
-                if 2 * table.slots > largest and not spilled.fits(2 * table.slots, table):
-                    where = (f"{param('memory')} ({memory / 2**30:.2f} GiB)" if spill is None
-                             else f"the free disk space in {spill}")
-                    raise MemoryExceeded(
-                        f"nash: the transposition table filled {where} after "
-                        f"{int(control[C_USED]):,} states; raise {param('memory', beside=True)}"
-                        + (" or give a spill directory" if spill is None else "")
-                        + " or analyse a later position")
-                table = table.doubled(spilled.path(2 * table.slots))
-                control[C_STOP] = 0
-            elif control[C_STOP] == ABORT_STOP and not schedule.finished():
-                have = solved[0] + len(given)
-                raise NashStopped(
-                    f"nash stopped at the time limit ({time_limit:g} s) with "
-                    + (f"{have} root cells solved, at least {schedule.left()} more needed"
-                       if schedule.needed else
-                       f"{have} of {len(cells)} root cells solved; an equilibrium needs them "
-                       "all")
-                    + ": allow more time "
-                    f"({param('time_limit', beside=True)}) or analyse a later position",
-                    "time limit",
-                    cards_total=len(cells), nodes=int(stats[N_CELLS]),
-                    seconds=work_clock() - start)
-            elif not schedule.finished():
-                raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+        _run_rounds(pool, plan, replace, memory, spill, max_nodes, time_limit, len(given),
+                    len(cells), start)
     finally:
-        table_bytes, on_disk = table.nbytes, table.path is not None
-        table.close()
+        table_bytes, on_disk = pool.table.nbytes, pool.table.path is not None
+        pool.table.close()
     step = schedule.step()
     if step is not None:  # the oracle's equilibrium; the cells it never asked for: NaN
         asked = oracle_cells(values, solved_mask)
         values[~asked] = np.nan
         aux[~asked] = np.nan
-    return _CellRun(values, aux, stats, int(control[C_USED]), table_bytes, on_disk, workers,
-                    work_clock() - start, len(given),
+    return _CellRun(values, aux, pool.stats, int(control[C_USED]), table_bytes, on_disk,
+                    workers, work_clock() - start, len(given),
                     None if step is None else step.answer)
 
 
