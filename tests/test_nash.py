@@ -36,13 +36,13 @@ from nimmt.solver.base.rules import NimmtError, Rules, card_cows
 from nimmt.solver.positions.position import EXAMPLES, Position, format_position, parse_position
 from nimmt.solver.search.analysis import analyse_nash  # noqa: E402
 from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.matrixgame import matrix_game  # noqa: E402
 
 # imported to be tested (never used by the brute force)
 from nimmt.solver.search.nash import (  # noqa: E402
     BYTES_PER_STATE,
     NO_ORACLE,
     NashResult,
-    _matrix_game,  # noqa: E402
     estimate_states,
     largest_fitting_k,
     solve_nash,
@@ -275,7 +275,7 @@ def random_games(rng: np.random.Generator, count: int) -> list[np.ndarray]:
 
 
 def kernel(P: np.ndarray, state: dict) -> tuple[float, bool, np.ndarray, np.ndarray]:
-    """Call _matrix_game as the search does: a 10x10 payoff buffer whose unused part holds
+    """Call matrix_game as the search does: a 10x10 payoff buffer whose unused part holds
     garbage (NaN), reused x, y and tableau."""
     m, n = P.shape
     buf = state["payoff"]
@@ -284,7 +284,7 @@ def kernel(P: np.ndarray, state: dict) -> tuple[float, bool, np.ndarray, np.ndar
     x, y = state["x"], state["y"]
     x[:] = np.nan
     y[:] = np.nan
-    value, pure = _matrix_game(buf, m, n, x, y, state["tableau"])
+    value, pure = matrix_game(buf, m, n, x, y, state["tableau"])
     return float(value), bool(pure), x[:m].copy(), y[:n].copy()
 
 
