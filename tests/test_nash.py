@@ -34,15 +34,15 @@ from nimmt.cli import cli_message
 from nimmt.solver.base import reference
 from nimmt.solver.base.rules import NimmtError, Rules, card_cows
 from nimmt.solver.positions.position import EXAMPLES, Position, format_position, parse_position
+from nimmt.solver.search import nashplan
 from nimmt.solver.search.analysis import analyse_nash  # noqa: E402
 from nimmt.solver.search.game import deal_position
+from nimmt.solver.search.matrixgame import matrix_game
 
 # imported to be tested (never used by the brute force)
 from nimmt.solver.search.nash import (  # noqa: E402
-    BYTES_PER_STATE,
     NO_ORACLE,
     NashResult,
-    _matrix_game,  # noqa: E402
     estimate_states,
     largest_fitting_k,
     solve_nash,
@@ -275,7 +275,7 @@ def random_games(rng: np.random.Generator, count: int) -> list[np.ndarray]:
 
 
 def kernel(P: np.ndarray, state: dict) -> tuple[float, bool, np.ndarray, np.ndarray]:
-    """Call _matrix_game as the search does: a 10x10 payoff buffer whose unused part holds
+    """Call matrix_game as the search does: a 10x10 payoff buffer whose unused part holds
     garbage (NaN), reused x, y and tableau."""
     m, n = P.shape
     buf = state["payoff"]
@@ -284,7 +284,7 @@ def kernel(P: np.ndarray, state: dict) -> tuple[float, bool, np.ndarray, np.ndar
     x, y = state["x"], state["y"]
     x[:] = np.nan
     y[:] = np.nan
-    value, pure = _matrix_game(buf, m, n, x, y, state["tableau"])
+    value, pure = matrix_game(buf, m, n, x, y, state["tableau"])
     return float(value), bool(pure), x[:m].copy(), y[:n].copy()
 
 
@@ -578,7 +578,7 @@ def test_cli_refuses_over_the_memory_budget(runner):
     line = assert_one_line_error(invoke(runner, "analyse", text, "--opponents", "nash",
                                         "--method", "exact"))  # auto falls back
     estimate = estimate_states(position)
-    assert estimate * BYTES_PER_STATE > 8 * 2**30
+    assert estimate * nashplan.BYTES_PER_STATE > 8 * 2**30
     fit = largest_fitting_k(position, 8 * 2**30)
     assert 0 < fit < 10
     assert any(f in line for f in (f"{estimate:,}", f"{estimate}", f"{estimate:.1e}")), line
@@ -681,7 +681,7 @@ def test_table_doubles_as_it_fills_and_keeps_every_state(monkeypatch):
     expected = solve_nash(position)
     monkeypatch.setattr(nash_module, "estimate_states", lambda *a, **k: 1)
     grown = solve_nash(position, workers=2)
-    assert grown.table_bytes > 1024 * 8 * (nash_module.KEY_NORMAL + 4)  # it doubled
+    assert grown.table_bytes > 1024 * 8 * (nashplan.KEY_NORMAL + 4)  # it doubled
     assert grown.value == pytest.approx(expected.value, abs=TOL)
     np.testing.assert_allclose(grown.matrix, expected.matrix, rtol=0, atol=TOL)
     assert grown.p1_cows == pytest.approx(expected.p1_cows, abs=COWS_TOL)

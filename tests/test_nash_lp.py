@@ -1,7 +1,7 @@
-"""The matrix games of the equilibrium search (nash._matrix_game) against scipy's HiGHS on
-games whose rows or columns are equal but for rounding: the simplex's ratio test then
-finds no pivot (seen at k = 10: a ZeroDivisionError), and the game is solved again with
-those lines merged.
+"""The matrix games of the equilibrium search (solver.search.matrixgame.matrix_game) against
+scipy's HiGHS on games whose rows or columns are equal but for rounding: the simplex's ratio
+test then finds no pivot (seen at k = 10: a ZeroDivisionError), and the game is solved again
+with those lines merged.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import linprog
 
 from nimmt.solver.base.rules import HAND_SIZE
-from nimmt.solver.search import nash
+from nimmt.solver.search import matrixgame
 
 # rows 4 and 8, 6 and 9, 0 and 7 equal but for 1e-13 (found by a random search)
 NEAR_EQUAL = np.array([
@@ -52,7 +52,7 @@ def solve(p):
     payoff = np.zeros((HAND_SIZE, HAND_SIZE))
     payoff[:m, :n] = p
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
-    value, _ = nash._matrix_game(payoff, m, n, x, y,
+    value, _ = matrixgame.matrix_game(payoff, m, n, x, y,
                                  np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
     return value, x[:m], y[:n]
 
@@ -99,7 +99,7 @@ def solve_other_side(p):
     payoff = np.zeros((HAND_SIZE, HAND_SIZE))
     payoff[:m, :n] = p
     x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
-    value, ok = nash._other_side(payoff, m, n, x, y,
+    value, ok = matrixgame.other_side(payoff, m, n, x, y,
                                  np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
     assert ok
     return value, x[:m], y[:n]

@@ -14,7 +14,7 @@ from nimmt.solver.base.rules import HAND_SIZE, ROW_COUNT
 from nimmt.solver.kernels.engine import row_table
 from nimmt.solver.kernels.statekey import two_hands_layout
 from nimmt.solver.kernels.table import Table
-from nimmt.solver.search import nash
+from nimmt.solver.search import matrixgame, nash
 
 LAYOUT = two_hands_layout(False)
 
@@ -345,7 +345,7 @@ def test_oracle_inside_the_search_gives_the_games_value(seed):
         game = (rng.integers(-3, 4, size=(k, k)).astype(float) if rng.random() < 0.5
                 else rng.normal(size=(k, k)))
         whole = np.ascontiguousarray(game)
-        value, _ = nash._matrix_game(whole, k, k, np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
+        value, _ = matrixgame.matrix_game(whole, k, k, np.zeros(HAND_SIZE), np.zeros(HAND_SIZE),
                                      np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
         got, built, decision = oracle_search(game)
         assert got == pytest.approx(value, abs=1e-9)

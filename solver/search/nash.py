@@ -4,10 +4,12 @@ as a zero-sum simultaneous-move game on (player 1's cows - player 2's cows).
 Backward induction in the kernel ``_solve``: each state's value is the value of the
 k-by-k matrix game of its cells, a cell being both cards resolved (row choices inside
 it as sequential min/max) plus the next state's value; best replies first, a pure saddle
-point ends a state early; matrix games by ``_matrix_game`` (a dense simplex with Bland's
-rule). States live in a shared transposition table (solver.kernels.table) under keys of
-solver.kernels.statekey (two known hands: 3 words, 5 professional); ``solve_nash`` hands
-the root's cells to worker threads, solves the root's game and reports strategies.
+point ends a state early; matrix games by ``matrix_game`` (solver.search.matrixgame: a
+dense simplex with Bland's rule). States live in a shared transposition table
+(solver.kernels.table) under keys of solver.kernels.statekey (two known hands: 3 words,
+5 professional); ``solve_nash`` hands the root's cells to worker threads, solves the
+root's game and reports strategies; how large its table is and how it grows is
+solver.search.nashplan's.
 """
 from __future__ import annotations
 
@@ -34,7 +36,6 @@ from ..kernels.statekey import (
     two_hands_layout,
 )
 from ..kernels.table import (
-    MAX_LOAD,
     REACH,
     Table,
     probe,
@@ -47,48 +48,27 @@ from ..kernels.table import (
 )
 from ..kernels.turns import kind_option_count, play_found_option, sort_turn
 from ..positions.position import Position
+from .matrixgame import matrix_game
+from .nashplan import (
+    DEFAULT_MEMORY,
+    FULL_LOAD,
+    MEMO_FROM,
+    VALUE_WORDS,
+    Spill,
+    estimate_bytes,
+    estimate_states,
+    fill_limit,
+    largest_fitting_k,
+    replacing_slots,
+    slot_bytes,
+    slots_for,
+    table_slots,
+)
 
 __all__ = ["DEFAULT_MEMORY", "NashResult", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "RootStep",
            "SEARCH_VERSION", "check_nash_position", "estimate_bytes", "estimate_states",
            "largest_fitting_k", "nash_from_cells", "replies", "root_oracle", "solve_nash",
            "solve_root_cells"]
-
-# Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py)
-# while the table doubled (the old and the new one both alive); a table sized once from
-# the estimate (table_slots) costs its slots alone. The plan computes that table.
-BYTES_PER_STATE = 320
-DEFAULT_MEMORY = 8 * 2**30
-# States with fewer cards each are solved again rather than stored (measured, docs/PERFORMANCE.md:
-# the two-card states are 60-75% of a table that keeps them, and solving them again
-# costs no time; keeping the three-card ones too is 3-4 times faster than not)
-MEMO_FROM = 3
-# The state estimate counts what the table holds: the states of MEMO_FROM..k-1 cards each
-# (the root is not stored). Calibrated on dealt tactical positions with one worker
-# (seeds 10-17 at k = 4..6, 10-15 at k = 7 normal, 10-12 at k = 7 professional; k = 8
-# normal: seeds 10-12, docs/PERFORMANCE.md's --levels table; benchmarks/nash.py --levels prints the
-# estimate beside the counts): STORED_MEDIAN is the median count at each k measured, by
-# placement (professional keeps 3-6 times fewer); past the largest k measured each card
-# multiplies it by GROWTH_INTO (into 8: the normal medians' 7 -> 8; into 9 and after:
-# 6,200,729 -> 62,679,677 stored from k = 8 to 9, seed 10 normal; the medians grew 27,
-# 27, 20 and 14 times into k = 5..8: the growth falls as the deck runs out). The
-# estimate is the median times STATES_MARGIN: at or above 6-7 of 8 deals at k = 5 and 6,
-# 5 of 6 at k = 7 (3 of 3 professional), 2 of 3 at k = 8; the largest measured are
-# 1.4-2.1 times the median, so a deal may pass it: its table then doubles or fills
-# further (table_slots, fill_limit).
-STORED_MEDIAN = {False: {4: 35, 5: 943, 6: 25_266, 7: 499_908, 8: 6_962_592},
-                 True: {4: 18, 5: 266, 6: 5_402, 7: 82_077}}
-GROWTH_INTO = {8: 13.9, 9: 10.1}   # and GROWTH_INTO[9] for every card after
-STATES_MARGIN = 1.3
-# A table that cannot double within the memory budget fills up to FULL_LOAD before the
-# solve stops (or spills): linear probing at load a takes (1 + 1/(1-a)) / 2 probes a hit
-# and (1 + 1/(1-a)^2) / 2 a miss: 1.5 and 2.5 at half load, 2.5 and 8.5 at 0.75
-FULL_LOAD = 0.75
-# A replacing table (solve_nash's replace) takes the memory budget less what the process
-# needs beside its table: 0.53 GiB measured at k = 9 (peak 5.53 GiB with a 5.00 GiB table)
-RESIDENT_BYTES = 3 * 2**28
-# Key words of a state (solver.kernels.statekey, two known hands): normal and professional.
-KEY_NORMAL, KEY_PRO = (key_width(two_hands_layout(p)) for p in (False, True))
-
 
 # The search's version, as far as a root cell's bits go: raised whenever a change can move
 # a cell's value or cows in its last bits (another equilibrium of an inner state, another
@@ -133,7 +113,6 @@ CONTROL_SLOTS = 5
 REPORT_EVERY = 4096
 STATS_STRIDE = 64    # each worker's stats array is this long: none shares a cache line
 P1_OWNER, P2_OWNER = 1, 2
-VALUE_WORDS = 3      # a table entry's values: (lower, upper, player 1's cows or NaN)
 
 # A cell: player 1's card (row of the state's matrix) and player 2's (column), by index.
 CELL_BASE = 16       # > HAND_SIZE
@@ -190,174 +169,6 @@ def leaf_high_option(leaf):
     return leaf % LEAF_BASE
 
 
-@jit
-def _matrix_game(payoff, m, n, x, y, tableau):
-    """Value of the zero-sum game payoff[:m, :n] whose row player minimises; optimal
-    mixed strategies into x[:m] (rows) and y[:n] (columns). Returns (value, pure).
-
-    A pure saddle point is taken directly. Otherwise the column player's LP
-    max 1.w s.t. A'w <= 1, w >= 0 (A' = shift - payoff > 0, the row player maximising
-    A') is solved by a dense simplex with Bland's rule (no cycling); the row player's
-    strategy comes from the final tableau's dual values.
-    """
-    best_row, upper = 0, math.inf      # the row player's pure minimax
-    for a in range(m):
-        worst = -math.inf
-        for b in range(n):
-            worst = max(worst, payoff[a, b])
-        if worst < upper:
-            best_row, upper = a, worst
-    best_col, lower = 0, -math.inf     # the column player's pure maximin
-    for b in range(n):
-        least = math.inf
-        for a in range(m):
-            least = min(least, payoff[a, b])
-        if least > lower:
-            best_col, lower = b, least
-    x[:m] = 0.0
-    y[:n] = 0.0
-    if upper - lower <= 1e-12:
-        x[best_row] = 1.0
-        y[best_col] = 1.0
-        return upper, True
-    value, ok = _simplex(payoff, m, n, x, y, tableau)
-    if ok:
-        return value, False
-    return _deduplicated_game(payoff, m, n, x, y, tableau), False
-
-
-@jit_inline
-def _simplex(payoff, m, n, x, y, tableau):
-    """The LP of _matrix_game (payoff[:m, :n], no pure saddle point): (value, True), or
-    (0, False) when rounding left an improving column without a pivot (rows or columns
-    equal but for about 1e-13: _deduplicated_game)."""
-    top = -math.inf
-    for a in range(m):
-        for b in range(n):
-            top = max(top, payoff[a, b])
-    shift = top + 1.0  # A' = shift - payoff >= 1
-    cols = n + m + 1
-    t = tableau[:m + 1, :cols]
-    t[:, :] = 0.0
-    basis = np.empty(m, np.int64)
-    for a in range(m):
-        for b in range(n):
-            t[a, b] = shift - payoff[a, b]
-        t[a, n + a] = 1.0
-        t[a, cols - 1] = 1.0
-        basis[a] = n + a
-    for b in range(n):
-        t[m, b] = -1.0
-    eps = 1e-12
-    while True:
-        enter = -1
-        for j in range(cols - 1):  # Bland: the lowest index that improves
-            if t[m, j] < -eps:
-                enter = j
-                break
-        if enter < 0:
-            break
-        leave, ratio = -1, math.inf
-        for a in range(m):
-            if t[a, enter] > eps:
-                r = t[a, cols - 1] / t[a, enter]
-                if r < ratio - eps or (abs(r - ratio) <= eps and basis[a] < basis[leave]):
-                    leave, ratio = a, r
-        if leave < 0:
-            return 0.0, False
-        pivot = t[leave, enter]
-        for j in range(cols):
-            t[leave, j] /= pivot
-        for a in range(m + 1):
-            if a != leave and t[a, enter] != 0.0:
-                factor = t[a, enter]
-                for j in range(cols):
-                    t[a, j] -= factor * t[leave, j]
-        basis[leave] = enter
-    total = t[m, cols - 1]  # = 1 / value(A')
-    for a in range(m):
-        if basis[a] < n:
-            y[basis[a]] = t[a, cols - 1] / total
-    for a in range(m):
-        x[a] = t[m, n + a] / total
-    return shift - 1.0 / total, True
-
-
-# Rows (columns) of a matrix game this close everywhere count as one in its fallback
-DUPLICATE_TOLERANCE = 1e-9
-
-
-@jit_inline
-def _distinct_lines(payoff, count, other, by_row, keep):
-    """Indices of the rows (``by_row``) or columns of payoff[:m, :n] that are not within
-    DUPLICATE_TOLERANCE of an earlier one, into ``keep``; how many."""
-    kept = 0
-    for a in range(count):
-        duplicate = False
-        for q in range(kept):
-            b = keep[q]
-            same = True
-            for c in range(other):
-                d = payoff[a, c] - payoff[b, c] if by_row else payoff[c, a] - payoff[c, b]
-                if abs(d) > DUPLICATE_TOLERANCE:
-                    same = False
-                    break
-            if same:
-                duplicate = True
-                break
-        if not duplicate:
-            keep[kept] = a
-            kept += 1
-    return kept
-
-
-@jit_inline
-def _other_side_game(payoff, m, n, x, y, tableau):
-    """(value, ok) of the game payoff[:m, :n] (row player minimising) by the simplex on
-    the column player's side: the game -payoff transposed, whose minimiser is the column
-    player; its value negated, x and y swapped back (a second path when rounding stops
-    the first)."""
-    flipped = np.empty((max(n, 1), max(m, 1)))
-    for a in range(m):
-        for b in range(n):
-            flipped[b, a] = -payoff[a, b]
-    value, ok = _simplex(flipped, n, m, y, x, tableau)
-    return -value, ok
-
-
-@jit
-def _other_side(payoff, m, n, x, y, tableau):
-    return _other_side_game(payoff, m, n, x, y, tableau)
-
-
-@jit
-def _deduplicated_game(payoff, m, n, x, y, tableau):
-    """_matrix_game's value when its simplex met rounding: the game with rows (columns)
-    equal within DUPLICATE_TOLERANCE kept once (each kept line stands for its copies,
-    which get probability 0), so the value moves by at most that tolerance."""
-    rows, columns = np.empty(m, np.int64), np.empty(n, np.int64)
-    m2 = _distinct_lines(payoff, m, n, True, rows)
-    n2 = _distinct_lines(payoff, n, m, False, columns)
-    reduced = np.zeros((max(m2, 1), max(n2, 1)))
-    for a in range(m2):
-        for b in range(n2):
-            reduced[a, b] = payoff[rows[a], columns[b]]
-    x2, y2 = np.zeros(m), np.zeros(n)
-    value, ok = _simplex(reduced, m2, n2, x2, y2, tableau)
-    if not ok:  # the other player's LP
-        value, ok = _other_side_game(reduced, m2, n2, x2, y2, tableau)
-    if not ok:
-        raise ArithmeticError("nash: the simplex failed on a matrix game even with its "
-                              "equal rows and columns merged, from either side")
-    x[:m] = 0.0
-    y[:n] = 0.0
-    for a in range(m2):
-        x[rows[a]] = x2[a]
-    for b in range(n2):
-        y[columns[b]] = y2[b]
-    return value
-
-
 # ---------------------------------------------------------------- transitions
 
 @jit_inline
@@ -399,7 +210,7 @@ def _restricted_game(lower, rows, columns, k, work):
                     game[m, n] = lower[a, b]
                     n += 1
             m += 1
-    value, _ = _matrix_game(game, m, n, x, y, tableau)
+    value, _ = matrix_game(game, m, n, x, y, tableau)
     m = 0
     for a in range(k):
         xs[a] = 0.0
@@ -413,6 +224,92 @@ def _restricted_game(lower, rows, columns, k, work):
             ys[b] = max(y[n], 0.0)
             n += 1
     return value
+
+
+@jit_inline
+def _missing_in_game(lower, upper, rows, columns, k, missing):
+    """The cells of the restricted game (bit masks ``rows``, ``columns``) not known yet,
+    into ``missing`` (cell codes); how many."""
+    count = 0
+    for a in range(k):
+        if rows >> a & 1:
+            for b in range(k):
+                if columns >> b & 1 and lower[a, b] != upper[a, b]:
+                    missing[count] = cell_code(a, b)
+                    count += 1
+    return count
+
+
+@jit_inline
+def _missing_against_support(lower, upper, xs, ys, k, missing):
+    """The cells not known yet of each card against the other side's support (xs, ys):
+    the columns ys plays, then the rows xs plays (their cells outside those columns),
+    into ``missing``; how many."""
+    count = 0
+    for b in range(k):
+        if ys[b] > 0.0:
+            for a in range(k):
+                if lower[a, b] != upper[a, b]:
+                    missing[count] = cell_code(a, b)
+                    count += 1
+    for a in range(k):
+        if xs[a] > 0.0:
+            for b in range(k):
+                if lower[a, b] != upper[a, b] and not ys[b] > 0.0:
+                    missing[count] = cell_code(a, b)
+                    count += 1
+    return count
+
+
+@jit_inline
+def _best_row_reply(lower, rows, ys, k):
+    """(row, value): the row player's best reply to ``ys`` among the rows not in the
+    bit mask ``rows`` (the lowest; (0, inf) when there is none)."""
+    best_row, row_value = 0, math.inf
+    for a in range(k):
+        if rows >> a & 1:
+            continue
+        total = 0.0
+        for b in range(k):
+            if ys[b] > 0.0:
+                total += ys[b] * lower[a, b]
+        if total < row_value:
+            best_row, row_value = a, total
+    return best_row, row_value
+
+
+@jit_inline
+def _best_column_reply(lower, columns, xs, k):
+    """(column, value): the column player's best reply to ``xs`` among the columns not
+    in the bit mask ``columns`` (the highest; (0, -inf) when there is none)."""
+    best_column, column_value = 0, -math.inf
+    for b in range(k):
+        if columns >> b & 1:
+            continue
+        total = 0.0
+        for a in range(k):
+            if xs[a] > 0.0:
+                total += xs[a] * lower[a, b]
+        if total > column_value:
+            best_column, column_value = b, total
+    return best_column, column_value
+
+
+@jit_inline
+def _grow_game(lower, masks, value, k, xs, ys):
+    """Each side's best reply joins the restricted game (``masks``) when it beats the
+    game's ``value`` by more than ORACLE_TOLERANCE; whether one did."""
+    rows, columns = masks[0], masks[1]
+    best_row, row_value = _best_row_reply(lower, rows, ys, k)
+    best_column, column_value = _best_column_reply(lower, columns, xs, k)
+    grew = False
+    if row_value < value - ORACLE_TOLERANCE:
+        masks[0] = rows | 1 << best_row
+        grew = True
+    if column_value > value + ORACLE_TOLERANCE:
+        masks[1] = columns | 1 << best_column
+        grew = True
+    return grew
 
 
 @jit
@@ -430,59 +327,14 @@ def oracle_step(lower, upper, k, masks, work, missing):
     (root_oracle)."""
     xs, ys = work[1], work[2]
     while True:
-        rows, columns = masks[0], masks[1]
-        count = 0
-        for a in range(k):
-            if rows >> a & 1:
-                for b in range(k):
-                    if columns >> b & 1 and lower[a, b] != upper[a, b]:
-                        missing[count] = cell_code(a, b)
-                        count += 1
+        count = _missing_in_game(lower, upper, masks[0], masks[1], k, missing)
         if count:
             return count, 0.0
-        value = _restricted_game(lower, rows, columns, k, work)
-        for b in range(k):
-            if ys[b] > 0.0:
-                for a in range(k):
-                    if lower[a, b] != upper[a, b]:
-                        missing[count] = cell_code(a, b)
-                        count += 1
-        for a in range(k):
-            if xs[a] > 0.0:
-                for b in range(k):
-                    if lower[a, b] != upper[a, b] and not ys[b] > 0.0:
-                        missing[count] = cell_code(a, b)
-                        count += 1
+        value = _restricted_game(lower, masks[0], masks[1], k, work)
+        count = _missing_against_support(lower, upper, xs, ys, k, missing)
         if count:
             return count, 0.0
-        best_row, row_value = 0, math.inf  # the best replies not yet in the game
-        for a in range(k):
-            if rows >> a & 1:
-                continue
-            total = 0.0
-            for b in range(k):
-                if ys[b] > 0.0:
-                    total += ys[b] * lower[a, b]
-            if total < row_value:
-                best_row, row_value = a, total
-        best_column, column_value = 0, -math.inf
-        for b in range(k):
-            if columns >> b & 1:
-                continue
-            total = 0.0
-            for a in range(k):
-                if xs[a] > 0.0:
-                    total += xs[a] * lower[a, b]
-            if total > column_value:
-                best_column, column_value = b, total
-        grew = False
-        if row_value < value - ORACLE_TOLERANCE:
-            masks[0] = rows | 1 << best_row
-            grew = True
-        if column_value > value + ORACLE_TOLERANCE:
-            masks[1] = columns | 1 << best_column
-            grew = True
-        if not grew:
+        if not _grow_game(lower, masks, value, k, xs, ys):
             return 0, value
 
 
@@ -498,6 +350,114 @@ def _start_oracle(lower, upper, frame, f, k):
                 columns &= ~(1 << b)
     frame[f, F_ORACLE_ROWS], frame[f, F_ORACLE_COLUMNS] = rows, columns
     frame[f, F_PHASE] = PHASE_ORACLE
+
+
+@jit_inline
+def _oracle_cell(lower, upper, frame, f, k, work):
+    """PHASE_ORACLE: the first cell state f's double oracle needs, or NASH_ORACLE."""
+    count, _ = oracle_step(lower[f], upper[f], k,
+                           frame[f, F_ORACLE_ROWS:F_ORACLE_COLUMNS + 1], work, work[6])
+    if count:
+        return work[6][0], -math.inf, math.inf
+    return NASH_ORACLE, 0.0, 0.0
+
+
+@jit_inline
+def _full_cell(lower, upper, f, k):
+    """PHASE_FULL: the first cell of state f not exact yet, or NASH_FULL."""
+    for a in range(k):
+        for b in range(k):
+            if lower[f, a, b] != upper[f, a, b]:
+                return cell_code(a, b), -math.inf, math.inf
+    return NASH_FULL, 0.0, 0.0
+
+
+@jit_inline
+def _saddle_cell(lower, upper, frame, f):
+    """PHASE_SADDLE: the saddle cell while it is not exact, then NASH_SADDLE."""
+    r, c = frame[f, F_ROW], frame[f, F_COLUMN]
+    if lower[f, r, c] != upper[f, r, c]:
+        return cell_code(r, c), -math.inf, math.inf
+    return NASH_SADDLE, 0.0, 0.0
+
+
+@jit_inline
+def _row_cell(lower, upper, f, k, r, alpha, beta, window):
+    """PHASE_ROW: the next cell of row r to build, with its window (each cell only
+    needs to be shown below the row's best so far), or (-1, 0, 0) when the row is done."""
+    for b in range(k):
+        if lower[f, r, b] == upper[f, r, b]:
+            continue
+        if not window:
+            return cell_code(r, b), -math.inf, math.inf
+        low = alpha
+        for b2 in range(k):
+            if b2 != b and lower[f, r, b2] > low:
+                low = lower[f, r, b2]
+        if (low >= beta - SLACK or upper[f, r, b] <= low + SLACK
+                or lower[f, r, b] >= beta - SLACK):
+            continue
+        return cell_code(r, b), low, beta
+    return -1, 0.0, 0.0
+
+
+@jit_inline
+def _end_row(lower, upper, frame, bounds, f, k, r):
+    """Row r done: its maximum bounds the state from above; player 2's best reply to
+    it (the column of the row's greatest lower bound) is the column searched next."""
+    c = frame[f, F_COLUMN]
+    best_lower, top = -math.inf, -math.inf
+    for b in range(k):
+        if lower[f, r, b] > best_lower:
+            best_lower, c = lower[f, r, b], b
+        top = max(top, upper[f, r, b])
+    if top < bounds[f, B_UPPER]:
+        bounds[f, B_UPPER], frame[f, F_UPPER_ROW] = top, r
+    frame[f, F_PHASE], frame[f, F_COLUMN] = PHASE_COLUMN, c
+
+
+@jit_inline
+def _column_cell(lower, upper, f, k, c, alpha, beta, window):
+    """PHASE_COLUMN: the next cell of column c to build, with its window (each cell only
+    needs to be shown above the column's least so far), or (-1, 0, 0) when it is done."""
+    for a in range(k):
+        if lower[f, a, c] == upper[f, a, c]:
+            continue
+        if not window:
+            return cell_code(a, c), -math.inf, math.inf
+        high = beta
+        for a2 in range(k):
+            if a2 != a and upper[f, a2, c] < high:
+                high = upper[f, a2, c]
+        if (high <= alpha + SLACK or lower[f, a, c] >= high - SLACK
+                or upper[f, a, c] <= alpha + SLACK):
+            continue
+        return cell_code(a, c), alpha, high
+    return -1, 0.0, 0.0
+
+
+@jit_inline
+def _end_column(lower, upper, frame, bounds, f, k, c, window, oracle_from):
+    """Column c done: its minimum bounds the state from below; a round of best replies
+    is over. The next phase: player 1's best reply to the column (the row of its least
+    upper bound), or after MAX_ALTERNATIONS rounds the double oracle (without
+    ``window``, at least ``oracle_from`` cards each, not the root) or every cell."""
+    r = frame[f, F_ROW]
+    least_upper, bottom = math.inf, math.inf
+    for a in range(k):
+        if upper[f, a, c] < least_upper:
+            least_upper, r = upper[f, a, c], a
+        bottom = min(bottom, lower[f, a, c])
+    if bottom > bounds[f, B_LOWER]:
+        bounds[f, B_LOWER], frame[f, F_LOWER_COLUMN] = bottom, c
+    frame[f, F_ALTERNATIONS] += 1
+    if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS and not window and k >= oracle_from \
+            and f > 0:
+        _start_oracle(lower, upper, frame, f, k)
+    elif frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
+        frame[f, F_PHASE] = PHASE_FULL
+    else:
+        frame[f, F_PHASE], frame[f, F_ROW] = PHASE_ROW, r
 
 
 @jit_inline
@@ -521,75 +481,24 @@ def _next_cell(lower, upper, frame, bounds, f, k, alpha, beta, window, oracle_fr
     while True:
         phase = frame[f, F_PHASE]
         if phase == PHASE_ORACLE:
-            count, _ = oracle_step(lower[f], upper[f], k,
-                                   frame[f, F_ORACLE_ROWS:F_ORACLE_COLUMNS + 1], work, work[6])
-            if count:
-                return work[6][0], -math.inf, math.inf
-            return NASH_ORACLE, 0.0, 0.0
+            return _oracle_cell(lower, upper, frame, f, k, work)
         if phase == PHASE_FULL:
-            for a in range(k):
-                for b in range(k):
-                    if lower[f, a, b] != upper[f, a, b]:
-                        return cell_code(a, b), -math.inf, math.inf
-            return NASH_FULL, 0.0, 0.0
-        r, c = frame[f, F_ROW], frame[f, F_COLUMN]
+            return _full_cell(lower, upper, f, k)
         if phase == PHASE_SADDLE:
-            if lower[f, r, c] != upper[f, r, c]:
-                return cell_code(r, c), -math.inf, math.inf
-            return NASH_SADDLE, 0.0, 0.0
+            return _saddle_cell(lower, upper, frame, f)
         if phase == PHASE_ROW:
-            for b in range(k):
-                if lower[f, r, b] == upper[f, r, b]:
-                    continue
-                if not window:
-                    return cell_code(r, b), -math.inf, math.inf
-                low = alpha
-                for b2 in range(k):
-                    if b2 != b and lower[f, r, b2] > low:
-                        low = lower[f, r, b2]
-                if (low >= beta - SLACK or upper[f, r, b] <= low + SLACK
-                        or lower[f, r, b] >= beta - SLACK):
-                    continue
-                return cell_code(r, b), low, beta
-            best_lower, top = -math.inf, -math.inf
-            for b in range(k):
-                if lower[f, r, b] > best_lower:
-                    best_lower, c = lower[f, r, b], b
-                top = max(top, upper[f, r, b])
-            if top < bounds[f, B_UPPER]:
-                bounds[f, B_UPPER], frame[f, F_UPPER_ROW] = top, r
-            frame[f, F_PHASE], frame[f, F_COLUMN] = PHASE_COLUMN, c
-            if _decided(frame, bounds, f, alpha, beta) == NASH_BOUND:
-                return NASH_BOUND, 0.0, 0.0
-            continue
-        for a in range(k):  # PHASE_COLUMN
-            if lower[f, a, c] == upper[f, a, c]:
-                continue
-            if not window:
-                return cell_code(a, c), -math.inf, math.inf
-            high = beta
-            for a2 in range(k):
-                if a2 != a and upper[f, a2, c] < high:
-                    high = upper[f, a2, c]
-            if (high <= alpha + SLACK or lower[f, a, c] >= high - SLACK
-                    or upper[f, a, c] <= alpha + SLACK):
-                continue
-            return cell_code(a, c), alpha, high
-        least_upper, bottom = math.inf, math.inf
-        for a in range(k):
-            if upper[f, a, c] < least_upper:
-                least_upper, r = upper[f, a, c], a
-            bottom = min(bottom, lower[f, a, c])
-        if bottom > bounds[f, B_LOWER]:
-            bounds[f, B_LOWER], frame[f, F_LOWER_COLUMN] = bottom, c
-        frame[f, F_ALTERNATIONS] += 1
-        if frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS and not window and k >= oracle_from \
-                and f > 0:
-            _start_oracle(lower, upper, frame, f, k)
-        elif frame[f, F_ALTERNATIONS] >= MAX_ALTERNATIONS:
-            frame[f, F_PHASE] = PHASE_FULL
+            cell, low, high = _row_cell(lower, upper, f, k, frame[f, F_ROW], alpha, beta,
+                                        window)
+            if cell >= 0:
+                return cell, low, high
+            _end_row(lower, upper, frame, bounds, f, k, frame[f, F_ROW])
         else:
-            frame[f, F_PHASE], frame[f, F_ROW] = PHASE_ROW, r
+            cell, low, high = _column_cell(lower, upper, f, k, frame[f, F_COLUMN], alpha, beta,
+                                           window)
+            if cell >= 0:
+                return cell, low, high
+            _end_column(lower, upper, frame, bounds, f, k, frame[f, F_COLUMN], window,
+                        oracle_from)
         if _decided(frame, bounds, f, alpha, beta) == NASH_BOUND:
             return NASH_BOUND, 0.0, 0.0
 
@@ -838,7 +747,7 @@ def _state_value(decision, frame, bounds, lower, cows, f, k, x, y, tableau, stat
         r, c = frame[f, F_ROW], frame[f, F_COLUMN]
         stats[N_REPLY] += 1
         return lower[f, r, c], lower[f, r, c], cows[f, r, c]
-    value, pure = _matrix_game(lower[f], k, k, x, y, tableau)
+    value, pure = matrix_game(lower[f], k, k, x, y, tableau)
     stats[N_SADDLE if pure else N_LP] += 1
     total = 0.0
     for i in range(k):
@@ -1118,109 +1027,6 @@ def check_nash_position(position: Position) -> None:
                          "2-player positions derive it)")
 
 
-def estimate_states(position: Position, cards_left: int | None = None) -> int:
-    """Estimated distinct states the table keeps in a solve from ``cards_left`` cards
-    each: those of MEMO_FROM..k-1 cards each (measured medians times a margin, see
-    STORED_MEDIAN; an upper-ish estimate, not a bound: a deal past it grows its table).
-    From MEMO_FROM cards or fewer the table keeps none: 0, exactly.
-
-    >>> from nimmt.solver.positions.position import load_position
-    >>> [estimate_states(load_position("example"), k) for k in (1, 3, 4, 7, 8, 9)]
-    [0, 0, 46, 649881, 9051370, 91418833]
-    """
-    k = position.cards_left if cards_left is None else cards_left
-    if k < MEMO_FROM + 1:
-        return 0
-    medians = STORED_MEDIAN[position.professional]
-    top = max(medians)
-    states = float(medians[min(k, top)])
-    for j in range(top + 1, k + 1):
-        states *= GROWTH_INTO.get(j, GROWTH_INTO[9])
-    return max(1, math.ceil(states * STATES_MARGIN))
-
-
-def slot_bytes(position: Position, compact: bool = True) -> int:
-    """Bytes a table slot of this position's solve (``compact``: exact values only, the
-    default search; alpha-beta windows keep bounds)."""
-    return Table.slot_bytes(KEY_PRO if position.professional else KEY_NORMAL, VALUE_WORDS,
-                            compact)
-
-
-def _slots_for(states: float, load: float) -> int:
-    """The smallest power of two of slots (at least 1024) that holds ``states`` at ``load``."""
-    return 1 << max(10, math.ceil(math.log2(max(2.0, states / load))))
-
-
-def estimate_bytes(position: Position, cards_left: int | None = None,
-                   compact: bool = True) -> int:
-    """The least memory of a transposition table that holds the estimated states of a
-    solve from ``cards_left`` cards each: the smallest power of two of slots that they
-    fill to FULL_LOAD at most (a solve whose memory allows it takes one that they fill
-    to half, table_slots)."""
-    return slot_bytes(position, compact) * _slots_for(estimate_states(position, cards_left),
-                                                      FULL_LOAD)
-
-
-def largest_fitting_k(position: Position, memory: int) -> int:
-    best = 0
-    for k in range(1, position.cards_left + 1):
-        if estimate_bytes(position, k) <= memory:
-            best = k
-    return best
-
-
-def table_slots(position: Position, memory: int, compact: bool = True,
-                states: int | None = None) -> tuple[int, int]:
-    """(first, largest) table sizes in slots, powers of two. The first is sized once from
-    the state estimate (estimate_bytes' table: the estimate fills it to FULL_LOAD at
-    most; a typical deal, to half), or is the largest that fits ``memory`` alone. A
-    table past MAX_LOAD doubles while the doubled one fits: up to ``largest``, the most
-    that fits ``memory`` while it doubles (the old and the new table side by side);
-    past that it fills to FULL_LOAD (fill_limit). ``states``: the estimate to size for
-    (default: the whole solve's, estimate_states)."""
-    slot = slot_bytes(position, compact)
-    largest = 1 << max(4, int(math.log2(max(16, memory / (1.5 * slot)))))
-    alone = 1 << max(4, int(math.log2(max(16, memory / slot))))
-    first = min(_slots_for(estimate_states(position) if states is None else states,
-                           FULL_LOAD), alone)
-    return first, largest
-
-
-def replacing_slots(position: Position, memory: int) -> int:
-    """Slots of a replacing table within ``memory`` (any number: the budget less
-    RESIDENT_BYTES, at least half of it, in compact slots)."""
-    return max(1024, int(max(memory / 2, memory - RESIDENT_BYTES)) // slot_bytes(position))
-
-
-def fill_limit(slots: int, largest: int) -> int:
-    """How many entries a table of ``slots`` takes before it doubles (MAX_LOAD) or, when
-    it cannot double in memory (past ``largest``), before it is full (FULL_LOAD)."""
-    return int((MAX_LOAD if 2 * slots <= largest else FULL_LOAD) * slots)
-
-
-class _Spill:
-    """Where a table of so many slots lives: in memory up to ``largest`` slots, past
-    that in a memory-mapped file in the directory ``where`` (None: never)."""
-
-    def __init__(self, where: str | None, largest: int) -> None:
-        self.where, self.largest = where, largest
-
-    def path(self, slots: int, largest: int | None = None) -> str | None:
-        """The file of a table of ``slots`` (None: in memory); ``largest`` replaces the
-        in-memory limit (the first table, allocated alone)."""
-        if self.where is None or slots <= (self.largest if largest is None else largest):
-            return None
-        return os.path.join(self.where, f"nimmt-nash-{os.getpid()}-{slots}.npy")
-
-    def fits(self, slots: int, table: Table) -> bool:
-        """Whether a table of ``slots`` fits the spill directory's free space."""
-        if self.where is None:
-            return False
-        import shutil
-
-        return shutil.disk_usage(self.where).free > slots * table.entries.shape[1] * 8
-
-
 def _ran(thread: threading.Thread, within: float = 1.0) -> bool:
     """Whether ``thread`` runs or ran: a Ctrl-C inside its start() may come before or after
     the thread was created, and one created names itself (``ident``) within moments."""
@@ -1452,6 +1258,272 @@ class _CellRun:
     answer: tuple[float, np.ndarray, np.ndarray] | None = None  # the root oracle's
 
 
+@dataclass(frozen=True)
+class _TablePlan:
+    """The transposition table a solve starts in and how far it may grow: ``compact``
+    slots or full ones, a ``replacing`` table from the start (the estimate does not fit
+    the memory), the key words, the ``first`` table's slots, the ``largest`` that may
+    double in memory, where a larger one goes (``spilled``) and the in-memory limit of
+    the first table (``alone``: it is allocated alone)."""
+
+    compact: bool
+    replacing: bool
+    width: int
+    first: int
+    largest: int
+    spilled: Spill
+    alone: int
+
+
+def _compact_slots(window: bool, compact: bool | None, replace: bool) -> bool:
+    """Whether the table keeps compact slots (default: unless alpha-beta windows, which
+    store bounds); the options that cannot go together raise ValueError."""
+    if compact is None:
+        compact = not window  # alpha-beta windows store bounds: the full slot
+    if compact and window:
+        raise ValueError("a compact table keeps exact values only; windows need compact=False")
+    if replace and not compact:
+        raise ValueError("only a compact table replaces; windows need compact=False")
+    return compact
+
+
+def _plan_table(position: Position, only: list[tuple[int, int]] | None, memory: int,
+                window: bool, compact: bool | None, replace: bool,
+                spill: str | None) -> _TablePlan:
+    """The table of a solve of the root cells ``only`` (None: all of them) within
+    ``memory``; MemoryExceeded when its estimate does not fit and neither ``spill`` nor
+    ``replace`` lets it go on."""
+    k = position.cards_left
+    states = estimate_states(position)
+    if only is not None:  # each root cell: about a solve of a card fewer each
+        states = min(states, len(only) * estimate_states(position, k - 1))
+    compact = _compact_slots(window, compact, replace)
+    needed = slot_bytes(position, compact) * slots_for(states, FULL_LOAD)
+    replacing = replace and needed > memory and spill is None
+    if needed > memory and spill is None and not replace:
+        k_fit = largest_fitting_k(position, memory)
+        raise MemoryExceeded(
+            f"nash at {position.cards_left} cards each needs about {states:,} states "
+            f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
+            f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
+            "a later position")
+    width = key_width(two_hands_layout(position.professional))
+    first, largest = table_slots(position, memory, compact, states)
+    return _TablePlan(compact, replacing, width, first, largest, Spill(spill, largest),
+                      max(first, largest))
+
+
+# _solve's first arguments, shared by every root cell: the rows, both hands, the placement,
+# the key layout, memo_from, window, compact, oracle_from
+_SearchArgs = tuple[np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray, int, bool, bool, int]
+
+
+def _search_args(position: Position, memo_from: int, window: bool, compact: bool,
+                 oracle_from: int) -> _SearchArgs:
+    """The arguments of _solve that every root cell shares (the position and options)."""
+    p2_hand = position.hands[1]
+    assert p2_hand is not None  # check_nash_position: two players, both hands known
+    return (row_table(position.rows), np.asarray(position.hand, np.int64),
+            np.asarray(p2_hand, np.int64), position.professional,
+            two_hands_layout(position.professional), memo_from, window, compact, oracle_from)
+
+
+def _load_search(args: _SearchArgs, k: int, plan: _TablePlan) -> None:
+    """Compile or load the search kernel before the clock starts: times are the search's."""
+    if _solve.signatures:
+        return
+    small = Table(16, plan.width, VALUE_WORDS, plan.compact)
+    _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
+           np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
+           np.zeros((k, k)), np.zeros((k, k)))
+
+
+def _given_cells(known: Mapping[tuple[int, int], tuple[float, float]] | None, k: int,
+                 ) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+    """The root cells ``known`` already: (them, values, player 1's cows, the mask of
+    cells solved)."""
+    values, aux = np.zeros((k, k)), np.zeros((k, k))
+    given = dict(known or {})
+    solved_mask = np.zeros((k, k), np.bool_)
+    for (i, j), (value, cows) in given.items():
+        values[i, j], aux[i, j] = value, cows
+        solved_mask[i, j] = True
+    return given, values, aux, solved_mask
+
+
+def _first_table(position: Position, memory: int, plan: _TablePlan, schedule: _RootSchedule,
+                 control: np.ndarray) -> Table:
+    """The table the solve starts in: a token one when nothing is left to search, a
+    replacing one (control[C_REACH] set), or the plan's first."""
+    if schedule.finished():  # every cell needed is given: nothing to search
+        return Table(16, plan.width, VALUE_WORDS, plan.compact)
+    if plan.replacing:
+        control[C_REACH] = REACH
+        return Table(replacing_slots(position, memory), plan.width, VALUE_WORDS, plan.compact)
+    return Table(plan.first, plan.width, VALUE_WORDS, plan.compact,
+                 plan.spilled.path(plan.first, plan.alone))
+
+
+class _CellWorkers:
+    """The worker threads of _solve_cells and what they share: each takes a root cell
+    from the schedule (under ``lock``), solves it in the shared ``table`` and records it.
+    A round runs the threads until the schedule is done or the search stops (control);
+    between rounds the table may be replaced by a larger one."""
+
+    def __init__(self, args: _SearchArgs, k: int, schedule: _RootSchedule, table: Table,
+                 control: np.ndarray, values: np.ndarray, aux: np.ndarray,
+                 solved_mask: np.ndarray, max_nodes: int, workers: int,
+                 progress: Callable[[int], None] | None,
+                 on_cell: Callable[[int, int, float, float], None] | None) -> None:
+        self.args, self.k, self.schedule, self.table, self.control = (args, k, schedule,
+                                                                      table, control)
+        self.values, self.aux, self.solved_mask = values, aux, solved_mask
+        self.max_nodes, self.workers, self.progress, self.on_cell = (max_nodes, workers,
+                                                                     progress, on_cell)
+        self.stats = np.zeros(STATS_STRIDE, np.int64)
+        self.lock = threading.Lock()
+        self.failures: list[BaseException] = []
+        self.solved = 0  # root cells finished here (a stopped cell is taken again)
+
+    def prepare_round(self, largest: int) -> None:
+        """Clear the last round's abort; the entries the table takes and how often a
+        worker reports its stores."""
+        control, slots = self.control, self.table.slots
+        self.stats[N_ABORTED] = 0
+        control[C_LIMIT] = (slots + 1 if control[C_REACH]  # never full
+                            else fill_limit(slots, largest))
+        control[C_EVERY] = max(1, min(REPORT_EVERY, slots // (16 * self.workers)))
+
+    def run_round(self, start: float, time_limit: float | None) -> None:
+        """Start the workers and wait for them all, stopping them past ``time_limit``
+        (seconds of work since ``start``); a worker's error is re-raised here."""
+        # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
+        # finished while it still runs (CPython 3.11), and the next join returns at once.
+        finished = [threading.Event() for _ in range(self.workers)]
+        threads: list[threading.Thread] = []
+        try:  # Ctrl-C while they start stops those started too
+            for done in finished:
+                threads.append(threading.Thread(target=self._work, args=(done,), daemon=True))
+                threads[-1].start()
+            for done in finished:
+                while not done.wait(0.05):
+                    if time_limit is not None and work_clock() - start > time_limit:
+                        self.control[C_STOP] = ABORT_STOP
+        except KeyboardInterrupt:
+            self.control[C_STOP] = ABORT_STOP
+            for thread, done in zip(threads, finished):
+                if _ran(thread):
+                    done.wait()
+            raise
+        if self.failures:
+            raise self.failures[0]
+
+    def _work(self, done: threading.Event) -> None:
+        """A worker thread: solve cells until none is left; an error stops the others."""
+        try:
+            self._solve_cells()
+        except BaseException as error:  # handed to the main thread, re-raised there
+            self.control[C_STOP] = ABORT_STOP
+            self.failures.append(error)
+        finally:
+            done.set()
+
+    def _solve_cells(self) -> None:
+        """Take cells from the schedule and solve them until none is left or one stops."""
+        while True:
+            with self.lock:
+                taken = None if self.control[C_STOP] else self.schedule.take()
+                if taken is None:
+                    return
+            if not self._solve_cell(*taken):
+                return
+            if self.progress:
+                self.progress(1)
+
+    def _solve_cell(self, i: int, j: int) -> bool:
+        """Solve root cell (i, j) and record it; False when the search stopped in it."""
+        k = self.k
+        cell = np.zeros((k, k), np.bool_)
+        cell[i, j] = True
+        own = np.zeros(STATS_STRIDE, np.int64)
+        cell_values, cell_aux = np.zeros((k, k)), np.zeros((k, k))
+        _solve(*self.args, cell, self.table.entries, self.table.values, self.control,
+               max(0, self.max_nodes - int(self.stats[N_CELLS])), own, cell_values, cell_aux)
+        with self.lock:
+            self.stats[:] += own
+            self.schedule.release((i, j))
+            if own[N_ABORTED]:
+                return False
+            self.values[i, j], self.aux[i, j] = cell_values[i, j], cell_aux[i, j]
+            self.solved_mask[i, j] = True
+            self.solved += 1
+            if self.on_cell:  # under the lock: one call at a time
+                self.on_cell(i, j, float(self.values[i, j]), float(self.aux[i, j]))
+            if self.schedule.needed and self.schedule.finished():
+                self.control[C_STOP] = ABORT_STOP  # the others' cells are not needed
+        return True
+
+
+def _table_full(pool: _CellWorkers, plan: _TablePlan, replace: bool, memory: int,
+                spill: str | None) -> None:
+    """The table filled: double it and go on (nothing is lost); when the doubled table
+    fits neither memory nor the spill directory, go on replacing (``replace``) or raise
+    MemoryExceeded."""
+    control, table = pool.control, pool.table
+    no_room = 2 * table.slots > plan.largest and not plan.spilled.fits(2 * table.slots, table)
+    if no_room and replace:
+        control[C_REACH] = REACH  # full: go on replacing (nothing is lost)
+    elif no_room:
+        where = (f"{param('memory')} ({memory / 2**30:.2f} GiB)" if spill is None
+                 else f"the free disk space in {spill}")
+        raise MemoryExceeded(
+            f"nash: the transposition table filled {where} after "
+            f"{int(control[C_USED]):,} states; raise {param('memory', beside=True)}"
+            + (" or give a spill directory" if spill is None else "")
+            + " or analyse a later position")
+    else:
+        pool.table = table.doubled(plan.spilled.path(2 * table.slots))
+    control[C_STOP] = 0
+
+
+def _stopped(pool: _CellWorkers, given: int, cells: int, time_limit: float | None,
+             start: float) -> NashStopped:
+    """The error of a solve stopped at its time limit with cells still needed."""
+    schedule = pool.schedule
+    have = pool.solved + given
+    return NashStopped(
+        f"nash stopped at the time limit ({time_limit:g} s) with "
+        + (f"{have} root cells solved, at least {schedule.left()} more needed"
+           if schedule.needed else
+           f"{have} of {cells} root cells solved; an equilibrium needs them "
+           "all")
+        + ": allow more time "
+        f"({param('time_limit', beside=True)}) or analyse a later position",
+        "time limit",
+        cards_total=cells, nodes=int(pool.stats[N_CELLS]),
+        seconds=work_clock() - start)
+
+
+def _run_rounds(pool: _CellWorkers, plan: _TablePlan, replace: bool, memory: int,
+                spill: str | None, max_nodes: int, time_limit: float | None, given: int,
+                cells: int, start: float) -> None:
+    """Run the workers until every cell needed is solved, the table growing (or
+    replacing) between rounds; a stop raises NashStopped, the node budget
+    BudgetExceeded."""
+    schedule, control = pool.schedule, pool.control
+    while not schedule.finished():
+        pool.prepare_round(plan.largest)
+        pool.run_round(start, time_limit)
+        if schedule.finished():  # (another worker's table may have filled meanwhile)
+            break
+        if control[C_STOP] == ABORT_FULL:
+            _table_full(pool, plan, replace, memory, spill)
+        elif control[C_STOP] == ABORT_STOP:
+            raise _stopped(pool, given, cells, time_limit, start)
+        else:
+            raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+
+
 def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory: int,
                  max_nodes: int, window: bool, workers: int | None, time_limit: float | None,
                  progress: Callable[[int], None] | None, memo_from: int, spill: str | None,
@@ -1463,170 +1535,32 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     with ``oracle`` those root_oracle asks for), with its options: the table planned, the
     workers run, the stops raised."""
     check_nash_position(position)
-    p2_hand = position.hands[1]
-    assert p2_hand is not None  # check_nash_position: two players, both hands known
     k = position.cards_left
-    states = estimate_states(position)
-    if only is not None:  # each root cell: about a solve of a card fewer each
-        states = min(states, len(only) * estimate_states(position, k - 1))
-    if compact is None:
-        compact = not window  # alpha-beta windows store bounds: the full slot
-    if compact and window:
-        raise ValueError("a compact table keeps exact values only; windows need compact=False")
-    if replace and not compact:
-        raise ValueError("only a compact table replaces; windows need compact=False")
-    needed = slot_bytes(position, compact) * _slots_for(states, FULL_LOAD)
-    replacing = replace and needed > memory and spill is None
-    if needed > memory and spill is None and not replace:
-        k_fit = largest_fitting_k(position, memory)
-        raise MemoryExceeded(
-            f"nash at {position.cards_left} cards each needs about {states:,} states "
-            f"(~{needed / 2**30:.1f} GiB), over the memory of {memory / 2**30:.1f} GiB; the "
-            f"largest k that fits is {k_fit}: raise {param('memory', beside=True)} or analyse "
-            "a later position")
-    layout = two_hands_layout(position.professional)
-    width = key_width(layout)
-    first, largest = table_slots(position, memory, compact, states)
-    spilled = _Spill(spill, largest)
-    alone = max(first, largest)  # the first table is allocated alone
-    args = (row_table(position.rows), np.asarray(position.hand, np.int64),
-            np.asarray(p2_hand, np.int64), position.professional, layout, memo_from,
-            window, compact, oracle_from)
-    if not _solve.signatures:  # compile or load first: times are the search's
-        small = Table(16, width, VALUE_WORDS, compact)
-        _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
-               np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
-               np.zeros((k, k)),
-               np.zeros((k, k)))
-    values, aux = np.zeros((k, k)), np.zeros((k, k))
-    given = dict(known or {})
-    solved_mask = np.zeros((k, k), np.bool_)
-    for (i, j), (value, cows) in given.items():
-        values[i, j], aux[i, j] = value, cows
-        solved_mask[i, j] = True
+    plan = _plan_table(position, only, memory, window, compact, replace, spill)
+    args = _search_args(position, memo_from, window, plan.compact, oracle_from)
+    _load_search(args, k, plan)
+    given, values, aux, solved_mask = _given_cells(known, k)
     cells = [(i, j) for j in range(k) for i in range(k)] if only is None else only
     schedule = _RootSchedule(k, cells, values, solved_mask, oracle and only is None)
     control = np.zeros(CONTROL_SLOTS, np.int64)
-    if schedule.finished():  # every cell needed is given: nothing to search
-        table = Table(16, width, VALUE_WORDS, compact)
-    elif replacing:
-        table = Table(replacing_slots(position, memory), width, VALUE_WORDS, compact)
-        control[C_REACH] = REACH
-    else:
-        table = Table(first, width, VALUE_WORDS, compact, spilled.path(first, alone))
-    stats = np.zeros(STATS_STRIDE, np.int64)
-    lock = threading.Lock()
+    table = _first_table(position, memory, plan, schedule, control)
     workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
-
-    failures: list[BaseException] = []
-    solved = [0]  # root cells finished here (a stopped cell is taken again)
-
-    def work(done: threading.Event) -> None:
-        try:
-            solve_cells()
-        except BaseException as error:  # handed to the main thread, re-raised there
-            control[C_STOP] = ABORT_STOP
-            failures.append(error)
-        finally:
-            done.set()
-
-    def solve_cells() -> None:
-        while True:
-            with lock:
-                taken = None if control[C_STOP] else schedule.take()
-                if taken is None:
-                    return
-                i, j = taken
-            cell = np.zeros((k, k), np.bool_)
-            cell[i, j] = True
-            own = np.zeros(STATS_STRIDE, np.int64)
-            cell_values, cell_aux = np.zeros((k, k)), np.zeros((k, k))
-            _solve(*args, cell, table.entries, table.values, control,
-                   max(0, max_nodes - int(stats[N_CELLS])), own, cell_values, cell_aux)
-            with lock:
-                stats[:] += own
-                schedule.release(taken)
-                if own[N_ABORTED]:
-                    return
-                values[i, j], aux[i, j] = cell_values[i, j], cell_aux[i, j]
-                solved_mask[i, j] = True
-                solved[0] += 1
-                if on_cell:  # under the lock: one call at a time
-                    on_cell(i, j, float(values[i, j]), float(aux[i, j]))
-                if schedule.needed and schedule.finished():
-                    control[C_STOP] = ABORT_STOP  # the others' cells are not needed
-            if progress:
-                progress(1)
-
+    pool = _CellWorkers(args, k, schedule, table, control, values, aux, solved_mask,
+                        max_nodes, workers, progress, on_cell)
     start = work_clock()
     try:
-        while not schedule.finished():
-            stats[N_ABORTED] = 0
-            control[C_LIMIT] = (table.slots + 1 if control[C_REACH]  # never full
-                                else fill_limit(table.slots, largest))
-            control[C_EVERY] = max(1, min(REPORT_EVERY, table.slots // (16 * workers)))
-            # Events, not Thread.join: a join that Ctrl-C interrupts may mark its thread
-            # finished while it still runs (CPython 3.11), and the next join returns at once.
-            finished = [threading.Event() for _ in range(workers)]
-            threads: list[threading.Thread] = []
-            try:  # Ctrl-C while they start stops those started too
-                for done in finished:
-                    threads.append(threading.Thread(target=work, args=(done,), daemon=True))
-                    threads[-1].start()
-                for done in finished:
-                    while not done.wait(0.05):
-                        if time_limit is not None and work_clock() - start > time_limit:
-                            control[C_STOP] = ABORT_STOP
-            except KeyboardInterrupt:
-                control[C_STOP] = ABORT_STOP
-                for thread, done in zip(threads, finished):
-                    if _ran(thread):
-                        done.wait()
-                raise
-            if failures:
-                raise failures[0]
-            if schedule.finished():  # (another worker's table may have filled meanwhile)
-                break
-            if control[C_STOP] == ABORT_FULL and replace and 2 * table.slots > largest \
-                    and not spilled.fits(2 * table.slots, table):
-                control[C_REACH] = REACH  # full: go on replacing (nothing is lost)
-                control[C_STOP] = 0
-            elif control[C_STOP] == ABORT_FULL:  # double the table and go on: nothing is lost
-                if 2 * table.slots > largest and not spilled.fits(2 * table.slots, table):
-                    where = (f"{param('memory')} ({memory / 2**30:.2f} GiB)" if spill is None
-                             else f"the free disk space in {spill}")
-                    raise MemoryExceeded(
-                        f"nash: the transposition table filled {where} after "
-                        f"{int(control[C_USED]):,} states; raise {param('memory', beside=True)}"
-                        + (" or give a spill directory" if spill is None else "")
-                        + " or analyse a later position")
-                table = table.doubled(spilled.path(2 * table.slots))
-                control[C_STOP] = 0
-            elif control[C_STOP] == ABORT_STOP and not schedule.finished():
-                have = solved[0] + len(given)
-                raise NashStopped(
-                    f"nash stopped at the time limit ({time_limit:g} s) with "
-                    + (f"{have} root cells solved, at least {schedule.left()} more needed"
-                       if schedule.needed else
-                       f"{have} of {len(cells)} root cells solved; an equilibrium needs them "
-                       "all")
-                    + ": allow more time "
-                    f"({param('time_limit', beside=True)}) or analyse a later position",
-                    "time limit",
-                    cards_total=len(cells), nodes=int(stats[N_CELLS]),
-                    seconds=work_clock() - start)
-            elif not schedule.finished():
-                raise BudgetExceeded(f"nash search passed {max_nodes:,} cells")
+        _run_rounds(pool, plan, replace, memory, spill, max_nodes, time_limit, len(given),
+                    len(cells), start)
     finally:
-        table_bytes, on_disk = table.nbytes, table.path is not None
-        table.close()
+        table_bytes, on_disk = pool.table.nbytes, pool.table.path is not None
+        pool.table.close()
     step = schedule.step()
     if step is not None:  # the oracle's equilibrium; the cells it never asked for: NaN
         asked = oracle_cells(values, solved_mask)
         values[~asked] = np.nan
         aux[~asked] = np.nan
-    return _CellRun(values, aux, stats, int(control[C_USED]), table_bytes, on_disk, workers,
-                    work_clock() - start, len(given),
+    return _CellRun(values, aux, pool.stats, int(control[C_USED]), table_bytes, on_disk,
+                    workers, work_clock() - start, len(given),
                     None if step is None else step.answer)
 
 
@@ -1643,7 +1577,7 @@ def _root_result(position: Position, run: _CellRun) -> NashResult:
         p1_cows = float((np.outer(x, y)[played] * aux[played]).sum())
     else:
         x, y = np.zeros(HAND_SIZE), np.zeros(HAND_SIZE)
-        value, pure = _matrix_game(values, k, k, x, y,
+        value, pure = matrix_game(values, k, k, x, y,
                                    np.zeros((HAND_SIZE + 1, 2 * HAND_SIZE + 1)))
         stats[N_SADDLE if pure else N_LP] += 1  # the root's game
         x, y = x[:k], y[:k]
