@@ -23,6 +23,17 @@ if TYPE_CHECKING:
 from .solver.base.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
 from .solver.base.names import Method, Model, Placement, Variant
 from .solver.base.rules import DEFAULT_THRESHOLD, Rules, cut, plural
+from .solver.faces.report import (
+    deal_plan_table,
+    deals_report,
+    render_analysis,
+    render_arena,
+    render_draft_analysis,
+    render_simulation,
+    render_turn,
+    render_unfinished,
+    simulation_json,
+)
 from .solver.positions.position import Position, format_position, load_position
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -415,7 +426,7 @@ def show(position: Any) -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
       nimmt show "variant=logic players=2 phase=draft hand=3,17 p2=6,12"
     """
-    from .solver.faces.render import render_position
+    from .solver.faces.report import render_position
     from .solver.positions.draft import DraftPosition, render_draft
 
     if isinstance(position, DraftPosition):
@@ -425,120 +436,6 @@ def show(position: Any) -> None:
 
 
 # ---------------------------------------------------------------- analyse
-
-def _group_cards(analysis) -> list[tuple[list[int], Any]]:
-    """Cards whose every figure is equal share a table line (exact results only)."""
-    groups: list[tuple[list[int], Any]] = []
-    for c in analysis.cards:
-        if groups and analysis.method == "exact":
-            last = groups[-1][1]
-            if all(abs(a - b) <= 1e-9 for a, b in ((c.value, last.value),
-                                                    (c.cows_now, last.cows_now),
-                                                    (c.take_probability, last.take_probability))):
-                groups[-1][0].append(c.card)
-                continue
-        groups.append(([c.card], c))
-    return groups
-
-
-def _stopped_line(stopped: str | None, samples: int | None) -> str:
-    """Why a sampled analysis has fewer samples than asked (``stopped``: 'interrupted' or
-    'time limit'), and how many its figures use."""
-    why = {"interrupted": "interrupted (Ctrl-C)",
-           "time limit": "stopped by the time limit"}.get(stopped or "", "stopped early")
-    return f"{why} after {samples or 0:,} samples per card: the figures use those"
-
-
-def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
-                    verified: bool = False) -> str:
-    """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
-    adds player 2's side; ``verified`` says the strategies passed the best-response check
-    (--both-sides and --verify: options of the rendering, never stored in the result)."""
-    from .solver.search.montecarlo import Z95
-
-    pos = analysis.position
-    unit = analysis.unit
-    mc = analysis.method == Method.MONTECARLO
-    objective = analysis.extra.get("objective", "cows")
-    lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
-             f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
-             f"opponents: {analysis.opponents} ({unit} to the end of the round)"
-             + (f"; objective: {objective}" if objective != "cows" else ""),
-             f"method: {analysis.method} ({analysis.reason}); "
-             + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
-                if analysis.method == Method.EXACT else f"{analysis.seconds:.3f} s")
-             + (f"; seed {analysis.extra['seed']}" if mc else "")]
-    if analysis.later_play:
-        lines.append(f"samples: {analysis.cards[0].samples:,} per card; {analysis.later_play}")
-    if mc and "quantity" in analysis.extra:
-        lines.append(f"the figures estimate: {analysis.extra['quantity']}")
-    if not analysis.complete:
-        lines.append(_stopped_line(analysis.extra.get("stopped"), analysis.cards[0].samples))
-    nash = analysis.opponents == Model.NASH
-    if nash:
-        e = analysis.extra
-        lines.append(f"game value {analysis.value:.4f} (your cows minus player 2's); under the "
-                     f"equilibrium you expect {e['p1_expected_cows']:.3f} cows, player 2 "
-                     f"{e['p2_expected_cows']:.3f}; states decided: {e['matrix_games']:,} by LP"
-                     + (f" ({e['oracle_games']:,} of them by a double oracle)"
-                        if e.get('oracle_games') else "") + ", "
-                     f"{e['saddle_points']:,} by a saddle point of the whole matrix, "
-                     f"{e['best_reply_saddles']:,} by best replies"
-                     + (f", {e['bound_cutoffs']:,} by a bound (alpha-beta)"
-                        if e['bound_cutoffs'] else ""))
-    now_label = "cows now" if analysis.opponents != Model.WORST else "cows now (line)"
-    headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
-    headers += ["± stderr", "95% interval"] if mc else []
-    in_cows = objective == "cows"
-    headers += ["frequency"] if nash else ["P(take now)", now_label] + (["later"] if in_cows
-                                                                       else [])
-    rows = []
-    for cards, c in _group_cards(analysis):
-        row = [", ".join(map(str, cards)), f"{c.value:.3f}", f"{c.regret:.3f}"]
-        if mc:
-            row += [f"{c.stderr:.3f}", f"[{c.ci95[0]:.3f}, {c.ci95[1]:.3f}]"]
-        if nash:
-            row += [f"{c.frequency:.3f}"]
-        else:
-            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}"]
-            row += [f"{c.cows_later:.3f}"] if in_cows else []
-        rows.append(row)
-    table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
-                     colalign=["left"] + ["right"] * (len(headers) - 1))
-    if nash and show_p2:
-        p2 = sorted(analysis.extra["p2_strategy"], key=lambda c: (-c["value"], c["card"]))
-        table += "\n\nplayer 2's side (EV against your equilibrium strategy; player 2 maximises)\n"
-        table += tabulate([[c["card"], f"{c['value']:.3f}", f"{c['frequency']:.3f}"] for c in p2],
-                          headers=["p2 card", "EV vs your equilibrium", "frequency"],
-                          tablefmt=tablefmt, disable_numparse=True)
-    if nash and verified:
-        table += (f"\n\nverify: best responses at the root give back the value within "
-                  f"{analysis.extra['exploitability']:.1e} (exploitability)")
-    best = analysis.cards[0]
-    tied = [c.card for c in analysis.cards if c.regret <= 1e-9]
-    verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
-    rest = [c for c in analysis.cards if c.regret > 1e-9]
-    if mc:
-        # the interval, not "± half-width": it stays inside the value's range (cows >= 0,
-        # a probability in [0, 1]) where a symmetric one would not
-        verdict = verdict[:-1] + f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])"
-        noisy = [c for c in rest if c.regret_stderr is not None
-                 and c.regret <= Z95 * c.regret_stderr]  # the difference's 95% interval holds 0
-        if noisy:
-            names = ", ".join(str(c.card) for c in noisy[:-1])
-            names = f"{names} and {noisy[-1].card}" if names else str(noisy[0].card)
-            diffs = ", ".join(f"{c.regret:.3f} ± {Z95 * c.regret_stderr:.3f}" for c in noisy)
-            verdict += (f"; {names} {'is' if len(noisy) == 1 else 'are'} within the noise "
-                        f"(difference{'s' if len(noisy) > 1 else ''} {diffs}; 95%)")
-        elif rest:
-            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
-                        f"{Z95 * rest[0].regret_stderr:.3f} more")
-    elif rest:
-        verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
-    if tablefmt == "github":
-        return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
-    return "\n".join(lines + ["", table, "", verdict])
-
 
 @cli.command(context_settings=CONTEXT)
 @ANY_POSITION
@@ -701,107 +598,20 @@ def _echo_answer(answer: Any, fmt: str, both_sides: bool, verify: bool) -> None:
 cli.add_command(analyse, name="analyze")
 
 
-def render_turn(answer, tablefmt: str) -> str:
-    """``analyse --turn``: every row choice of your card in that turn, best first."""
-    from .solver.search.analysis import UNITS
-
-    position, cards, opponents, choices = (answer.position, answer.turn, answer.opponents,
-                                           answer.result)
-    unit = UNITS[opponents]
-    now = "your cows - p2's now" if opponents == Model.NASH else "cows now"
-    head = (f"{position.variant}, {position.players} players, {position.placement} "
-            f"placement; turn {','.join(map(str, cards))}: your {cards[0]} has a choice; "
-            f"opponents: {opponents} ({unit} to the end of the round)")
-    rows = [[c.label + (" (rule-following)" if c.rule else ""), f"{c.cows_now:.3f}",
-             f"{c.later:.3f}", f"{c.value:.3f}", f"{c.regret:.3f}"] for c in choices]
-    table = tabulate(rows, headers=["choice", now, "later (best card after)", unit, "regret"],
-                     tablefmt=tablefmt, disable_numparse=True)
-    best = choices[0]
-    return "\n".join([head, table, f"\nbest: {best.label} ({unit} {best.value:.3f})"])
-
-
 def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> None:
     """The cards an exact search finished before it stopped, marked incomplete (nothing
     when it finished none). Cards are solved in hand order, so no best card is claimed."""
     if not stopped.finished:
         return
-    from .solver.search.analysis import UNITS
-
-    unit = UNITS[opponents]
-    head = (f"incomplete: exact search ({opponents}) stopped ({stopped.reason}) after "
-            f"{stopped.nodes:,} nodes in {stopped.seconds:.1f} s; {len(stopped.finished)} of "
-            f"{stopped.cards_total} cards solved, the others unknown")
     if fmt == "json":
         from .solver.faces.queries import unfinished_json
 
         click.echo(json.dumps(unfinished_json(stopped, position, opponents), indent=2))
         return
-    rows = [[c.card, f"{c.value:.3f}", f"{c.take_probability:.3f}", f"{c.cows_now:.3f}",
-             f"{c.value - c.cows_now:.3f}"] for c in stopped.finished]
+    head, table = render_unfinished(stopped, opponents,
+                                    "github" if fmt == "markdown" else "simple")
     click.echo(head + "\n")
-    click.echo(tabulate(rows, headers=["card", unit, "P(take now)", "cows now", "later"],
-                        tablefmt="github" if fmt == "markdown" else "simple",
-                        disable_numparse=True, colalign=["left"] + ["right"] * 4))
-
-
-# ---------------------------------------------------------------- the logic draft
-
-def _seat_list(names: tuple[str, ...]) -> str:
-    if len(set(names)) == 1:
-        return f"{names[0]} (every seat)"
-    return ", ".join(f"p{i} {b}" for i, b in enumerate(names, 1))
-
-
-def render_draft_analysis(result, tablefmt: str) -> str:
-    """A draft analysis as a table (``tablefmt``: a tabulate format), best card first."""
-    from .solver.base.rules import card_cows
-
-    d = result.draft
-    mc = result.method == "montecarlo"
-    lines = [f"logic draft, {d.players} players, {d.placement} placement, pick "
-             f"{d.picks_done + 1} of {10 * d.players} ({d.order} from player {d.start}), "
-             f"{plural(len(d.pool), 'card')} open; expected cows in the round after the draft",
-             f"drafters: {_seat_list(result.drafters)}; round: {_seat_list(result.round_bots)}",
-             f"method: {result.method} ({result.reason}); {result.seconds:.3f} s"
-             + (f"; seed {result.seed}" if mc else "")]
-    if mc:
-        lines.append(f"samples: {result.cards[0].samples:,} per card")
-    lines.append(f"the figures: {result.quantity}")
-    if not result.complete:
-        lines.append(_stopped_line(result.extra.get("stopped"), result.cards[0].samples))
-    headers = ["card", "cows on it", "expected cows", "regret"]
-    headers += ["± stderr", "95% interval"] if mc else []
-    headers += ["others' cows"]
-    rows = []
-    for c in result.cards:
-        row = [str(c.card), str(card_cows(c.card)), f"{c.value:.3f}", f"{c.regret:.3f}"]
-        if mc:
-            row += [f"{c.stderr:.3f}", f"[{c.ci95[0]:.3f}, {c.ci95[1]:.3f}]"]
-        rows.append(row + [f"{c.others:.3f}"])
-    table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
-                     colalign=["left"] + ["right"] * (len(headers) - 1))
-    from .solver.search.montecarlo import Z95
-
-    best = result.cards[0]
-    tied = [c.card for c in result.cards if c.regret <= 1e-9]
-    verdict = f"best: {', '.join(map(str, tied))} (expected cows {best.value:.3f}"
-    verdict += f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])" if mc else ")"
-    rest = [c for c in result.cards if c.regret > 1e-9]
-    if mc:
-        noisy = [c for c in rest if c.regret <= Z95 * c.regret_stderr]
-        if noisy:
-            shown = ", ".join(str(c.card) for c in noisy[:8]) + (", ..." if len(noisy) > 8
-                                                                 else "")
-            verdict += (f"; within the noise (95% interval of the difference holds 0): "
-                        f"{shown}")
-        elif rest:
-            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
-                        f"{Z95 * rest[0].regret_stderr:.3f} more")
-    elif rest:
-        verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
-    if tablefmt == "github":
-        return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
-    return "\n".join(lines + ["", table, "", verdict])
+    click.echo(table)
 
 
 # ---------------------------------------------------------------- engine
@@ -1154,10 +964,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                                "solution": solution}, indent=2))
         return
     click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
-    click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
-                          "yes" if p["fits"] else "no"] for p in plan],
-                        headers=["cards left", "states stored (estimate)", "memory", "fits"],
-                        tablefmt="simple"))
+    click.echo(deal_plan_table(plan))
     if fit < k:
         click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
                    f"(seed {used}) played {plural(k - fit, 'turn')}, solving from "
@@ -1239,19 +1046,7 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
     if fmt == "json":
         click.echo(json.dumps(batch, indent=2))
     else:
-        click.echo(tabulate([[u["index"], u["solved_from"], f"{u['value']:.4f}",
-                              f"{u['solve']['stored']:,}", f"{u['solve']['seconds']:.1f}",
-                              u["deal"]] for u in finished],
-                            headers=["deal", "solved from k", "value", "states stored", "s",
-                                     "position dealt"], tablefmt="simple"))
-        if finished:
-            click.echo(f"\n{len(finished)} deals (seed {seed}): value (player 1's cows minus "
-                       f"player 2's) mean {summary['mean']:.3f} ± {summary['stderr']:.3f} "
-                       f"(standard error), sd {summary['sd']:.3f}, min {summary['min']:.3f}, "
-                       f"quartiles {summary['q1']:.3f} / {summary['median']:.3f} / "
-                       f"{summary['q3']:.3f}, max {summary['max']:.3f}; player 1 better in "
-                       f"{summary['player_1_better']}, even in {summary['even']}, player 2 "
-                       f"better in {summary['player_2_better']}")
+        click.echo(deals_report(finished, summary, seed))
         if output:
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
@@ -1383,12 +1178,6 @@ def _game_saver(folder: str | None, arena: bool = False) -> Callable[[Any], None
 
 # ---------------------------------------------------------------- simulate
 
-def _interval(e) -> str:
-    if math.isnan(e.low):
-        return f"{e.mean:.3f}"
-    return f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]"
-
-
 @cli.command(context_settings=CONTEXT)
 @rules_options
 @click.option("--bots", default="random", show_default=True,
@@ -1455,42 +1244,6 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
         click.echo(f"nimmt: interrupted: {result.games:,} of {plural(result.games_asked, 'game')}"
                    " finished (reported)", err=True)
         sys.exit(130)
-
-
-def render_simulation(result, rules: Rules, one_round: bool, threshold: int) -> str:
-    """``nimmt simulate``'s table: per seat, cows per round, final total and win rate."""
-    lines = []
-    rows = [[s.seat, s.bot, _interval(s.cows_per_round), _interval(s.final_total),
-             _interval(s.win_rate)] for s in result.seats]
-    lines.append(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
-                 f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
-                 + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
-                 + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
-    if not result.complete:
-        lines.append(f"stopped early: {result.games:,} of "
-                     f"{plural(result.games_asked, 'game')}")
-    lines.append(tabulate(rows, headers=["seat", "bot", "cows/round [95%]",
-                                         "final total [95%]", "win rate [95%]"],
-                          tablefmt="simple"))
-    lines.append(f"{result.games_per_second:,.0f} games per second "
-                 f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
-    return "\n".join(lines)
-
-
-def simulation_json(result) -> dict:
-    def est(e):
-        return {"mean": e.mean, "ci95": [e.low, e.high]}
-
-    return {"variant": result.rules.variant, "players": result.rules.players,
-            "placement": result.rules.placement, "threshold": result.rules.threshold,
-            "one_round": result.rules.one_round, "seed": result.seed, "games": result.games,
-            **({"drafters": list(result.drafters)} if result.drafters else {}),
-            "games_asked": result.games_asked, "complete": result.complete,
-            "seconds": result.seconds,
-            "games_per_second": result.games_per_second, "mean_rounds": result.mean_rounds,
-            "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
-                       "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
-                      for s in result.seats]}
 
 
 # ---------------------------------------------------------------- arena
@@ -1573,35 +1326,6 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
         click.echo(f"nimmt: interrupted: {result.deals} of {plural(deals, 'deal')} finished "
                    "(reported)", err=True)
         sys.exit(130)
-
-
-def render_arena(result, tablefmt: str) -> str:
-    """The arena's report as text tables (tabulate's ``simple`` or ``github``)."""
-    rules = result.rules
-    head = (f"{plural(result.deals, 'deal')}" + (" (duplicate: each replayed in every seat "
-            "rotation)" if result.duplicate else "") + f", {len(result.games):,} games; "
-            f"{rules.variant}, {rules.players} players, {rules.placement}, "
-            + ("one round" if rules.one_round else f"to {rules.threshold}")
-            + f"; seed {result.seed}; {result.seconds:.1f} s")
-    if result.drafters:
-        head += "\ndrafters: " + ", ".join(f"{b} drafts {d}"
-                                          for b, d in zip(result.bots, result.drafters))
-    if not result.complete:
-        head += f"\nstopped early: {result.deals} of {plural(result.deals_asked, 'deal')}"
-    rows = [[s.bot, _interval(s.cows_per_round), _interval(s.win_rate),
-             f"{s.rating:+.0f} [{s.rating_low:+.0f}, {s.rating_high:+.0f}]"
-             if s.bot != result.anchor else "0 (anchor)",
-             f"{s.mean_seconds:.4f}", f"{s.p95_seconds:.4f}"] for s in result.summaries]
-    table = tabulate(rows, headers=["bot", "cows/round [95%]", "win rate [95%]",
-                                    "rating [95%]", "s/decision", "p95 s"],
-                     tablefmt=tablefmt, disable_numparse=True)
-    pair = tabulate([[a] + ["" if e is None else f"{e.mean:.3f}" for e in result.pairwise[i]]
-                     for i, a in enumerate(result.bots)] if result.pairwise else [],
-                    headers=["row beats column", *result.bots], tablefmt=tablefmt,
-                    disable_numparse=True)
-    note = ("rating: Bradley-Terry on the Elo scale, anchor " + result.anchor
-            + "; pairwise: share of games the row bot ended with fewer cows (ties half)")
-    return "\n\n".join([head, table, pair, note])
 
 
 # ---------------------------------------------------------------- review (issue 14)

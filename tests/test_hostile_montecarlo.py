@@ -18,7 +18,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from nimmt.cli import render_analysis
+from nimmt.solver.faces.report import render_analysis
 from nimmt.solver.base import reference
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.kernels.engine import row_table
