@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -862,38 +863,84 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
       nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \\
         --root-cells needed
     """
-    from .solver.search.game import deal_position, play_random_turns
-    from .solver.search.nash import (
-        check_nash_position,
-        estimate_bytes,
-        estimate_states,
-        largest_fitting_k,
-        solve_nash,
-    )
-
     used = _fresh_seed(seed)
     if deals is not None:
-        if position is not None:
-            _usage("--deals deals its own positions; drop POSITION or --deals")
-        if checkpoint is not None or by_cell or root_cells != "all":
-            _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
-                   "drop them or --deals")
+        _check_deals_options(position, checkpoint, by_cell, root_cells)
         from .solver.base.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
                      cards_left, memory, spill, workers, output, fmt, replace)
         return
+    _check_one_deal_options(jobs, scheduler, dask_local, by_cell, spill)
+    dealt = position is None
+    start = _deal_to_solve(position, variant, placement, cards_left, used)
+    fit, plan = _deal_plan(start, memory, spill, replace, by_cell)
+    from .solver.search.game import play_random_turns
+
+    position = play_random_turns(start, start.cards_left - fit, used)  # what does not fit
+    run = _DealRun(position, fit, memory, workers, time_limit, spill, replace, root_cells,
+                   by_cell, (jobs, scheduler, dask_local), checkpoint)
+    solved = _solve_root_cells(run)
+    from .solver.search.analysis import from_nash
+    from .solver.search.deals import solution_json, write_solution
+
+    solution = solution_json(position, solved, deal=format_position(start), seed=used,
+                             solved_from=fit)
+    if output:
+        write_solution(output, solution)
+    if fmt == "json":
+        click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
+                               "solved_from": fit,
+                               "analysis": from_nash(position, solved).to_json(),
+                               "solution": solution}, indent=2))
+        return
+    click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
+    click.echo(deal_plan_table(plan))
+    if fit < start.cards_left:
+        click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
+                   f"(seed {used}) played {plural(start.cards_left - fit, 'turn')}, solving "
+                   f"from {plural(fit, 'card')} left:")
+    click.echo("")
+    click.echo(render_analysis(from_nash(position, solved), "simple", show_p2=True))
+    _echo_solve_notes(run, solved)
+    if output:
+        click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
+                   f"{output} answers its first turn (POSITION: the position solved)")
+
+
+def _check_deals_options(position: Position | None, checkpoint: str | None, by_cell: bool,
+                         root_cells: str) -> None:
+    """``solve-deal --deals``: the options that apply to one deal only are refused."""
+    if position is not None:
+        _usage("--deals deals its own positions; drop POSITION or --deals")
+    if checkpoint is not None or by_cell or root_cells != "all":
+        _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
+               "drop them or --deals")
+
+
+def _check_one_deal_options(jobs: int, scheduler: str | None, dask_local: int | None,
+                            by_cell: bool, spill: str | None) -> None:
+    """``solve-deal`` of one deal: the batch options need --by-cell, which takes no
+    --spill."""
     if (jobs != 1 or scheduler is not None or dask_local is not None) and not by_cell:
         _usage("--jobs, --scheduler and --dask-local apply to --deals and --by-cell (one "
                "solve uses --workers threads)")
     if by_cell and spill is not None:
         _usage("--by-cell solves each cell in a table of its own in memory; drop --spill "
                "(--replace keeps a cell within --memory)")
-    dealt = position is None
+
+
+def _deal_to_solve(position: Position | None, variant: str, placement: str, cards_left: int,
+                   seed: int) -> Position:
+    """The position given, or one dealt from ``seed``; refused before any work unless it
+    has 2 players with both hands known."""
+    from .solver.search.game import deal_position
+    from .solver.search.nash import check_nash_position
+
     if position is None:
-        position = deal_position(Rules(variant, 2, placement), cards_left, used)
+        position = deal_position(Rules(variant, 2, placement), cards_left, seed)
     try:
-        check_nash_position(position)  # before any work: 2 players, both hands known
+        check_nash_position(position)
     except NimmtError:
         hidden = len(position.hidden_players)
         raise NimmtError(
@@ -901,6 +948,15 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             f"{plural(position.players, 'player')}"
             + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
             + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
+    return position
+
+
+def _deal_plan(position: Position, memory: int, spill: str | None, replace: bool,
+               by_cell: bool) -> tuple[int, list[dict[str, Any]]]:
+    """The cards left to solve from (the largest that fits ``memory``; all of them with
+    --spill or --replace) and, per cards left, the states, bytes and whether they fit."""
+    from .solver.search.nash import estimate_bytes, estimate_states, largest_fitting_k
+
     k = position.cards_left
     if spill is not None or replace:
         fit = k
@@ -914,87 +970,101 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             for j in range(k, 0, -1)]
     if fit == 0:
         _fail("not even one card fits the memory budget; raise --memory")
-    start = position
-    position = play_random_turns(position, k - fit, used)  # the turns that do not fit
-    from .solver.search.analysis import from_nash
-    from .solver.search.deals import (
-        CellsStopped,
-        Checkpoint,
-        solution_json,
-        solve_by_cells,
-        write_solution,
-    )
+    return fit, plan
 
-    kept = Checkpoint(checkpoint, position) if checkpoint else None
-    if kept is not None and kept.older:
-        click.echo(f"note: {kept.older} of the {len(kept.cells)} root cells in {checkpoint} "
+
+@dataclass(frozen=True)
+class _DealRun:
+    """One deal's solve as ``solve-deal`` was asked for it (``backend``: --jobs,
+    --scheduler and --dask-local, for --by-cell)."""
+
+    position: Position
+    fit: int
+    memory: int
+    workers: int | None
+    time_limit: float | None
+    spill: str | None
+    replace: bool
+    root_cells: str
+    by_cell: bool
+    backend: tuple[int, str | None, int | None]
+    checkpoint: str | None
+
+    def make_backend(self) -> Any:
+        """The batch backend of --by-cell."""
+        from .solver.base.batch import Backend
+
+        return Backend(*self.backend)
+
+
+def _open_checkpoint(path: str | None, position: Position) -> Any:
+    """--checkpoint's root cells (None without it), with a note when some were solved by
+    another version of the search."""
+    if not path:
+        return None
+    from .solver.search.deals import Checkpoint
+
+    kept = Checkpoint(path, position)
+    if kept.older:
+        click.echo(f"note: {kept.older} of the {len(kept.cells)} root cells in {path} "
                    "were solved by another version of the search: the equilibrium agrees "
                    "with a fresh solve to float precision, not always to the bit", err=True)
-    progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells",
+    return kept
+
+
+def _solve_root_cells(run: _DealRun) -> Any:
+    """Solve the deal's equilibrium, in one table or cell by cell; a stop (Ctrl-C, the time
+    limit) with --checkpoint says what it kept."""
+    from .solver.search.deals import CellsStopped, solve_by_cells
+    from .solver.search.nash import solve_nash
+
+    kept = _open_checkpoint(run.checkpoint, run.position)
+    total = run.fit * run.fit
+    progress = LazyProgress(total - len(kept.cells) if kept else total, "root cells",
                             ticking=True)
     try:
-        if by_cell:
-            from .solver.base.batch import Backend
-
-            solved = solve_by_cells(position, Backend(jobs, scheduler, dask_local), kept,
-                                    memory, 1, replace, time_limit, progress, root_cells)
-        else:
-            solved = solve_nash(position, memory=memory, workers=workers,
-                                time_limit=time_limit, progress=progress, spill=spill,
-                                replace=replace, known=kept.cells if kept else None,
-                                on_cell=kept.record if kept else None, root=root_cells)
+        if run.by_cell:
+            return solve_by_cells(run.position, run.make_backend(), kept, run.memory, 1,
+                                  run.replace, run.time_limit, progress, run.root_cells)
+        return solve_nash(run.position, memory=run.memory, workers=run.workers,
+                          time_limit=run.time_limit, progress=progress, spill=run.spill,
+                          replace=run.replace, known=kept.cells if kept else None,
+                          on_cell=kept.record if kept else None, root=run.root_cells)
     except (KeyboardInterrupt, NashStopped, CellsStopped) as stop:
         interrupted = (isinstance(stop, KeyboardInterrupt)
                        or isinstance(stop, CellsStopped) and stop.reason == "interrupted")
         if kept is not None:
-            _checkpoint_stop(interrupted, kept, fit * fit)
+            _checkpoint_stop(interrupted, kept, total)
         if isinstance(stop, CellsStopped) and interrupted:
             raise KeyboardInterrupt from None
         raise
     finally:
         progress.close()
-    result = from_nash(position, solved)
-    solution = solution_json(position, solved, deal=format_position(start), seed=used,
-                             solved_from=fit)
-    if output:
-        write_solution(output, solution)
-    if fmt == "json":
-        click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
-                               "solved_from": fit, "analysis": result.to_json(),
-                               "solution": solution}, indent=2))
-        return
-    click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
-    click.echo(deal_plan_table(plan))
-    if fit < k:
-        click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
-                   f"(seed {used}) played {plural(k - fit, 'turn')}, solving from "
-                   f"{plural(fit, 'card')} left:")
-    click.echo("")
-    click.echo(render_analysis(result, "simple", show_p2=True))
+
+
+def _echo_solve_notes(run: _DealRun, solved: Any) -> None:
+    """After the equilibrium's table: the root cells left unsolved (--root-cells needed),
+    then how it was solved (cell by cell, or the table's states and memory)."""
+    total = run.fit * run.fit
     have = sum(math.isfinite(v) for row in solved.matrix for v in row)
-    if have < fit * fit:
-        click.echo(f"\n{have} of {fit * fit} root cells solved: the others are not needed "
+    if have < total:
+        click.echo(f"\n{have} of {total} root cells solved: the others are not needed "
                    "to prove the equilibrium (--root-cells needed)")
-    if by_cell:
+    resumed = (f"; {solved.resumed} of {total} root cells were in {run.checkpoint}"
+               if solved.resumed else "")
+    if run.by_cell:
         click.echo(f"\nsolved cell by cell: {have - solved.resumed} root cells as units "
-                   f"({Backend(jobs, scheduler, dask_local).describe()}), each in a table of "
-                   f"its own, in {solved.seconds:.1f} s; exploitability "
-                   f"{solved.exploitability:.1e}"
-                   + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
-                      if solved.resumed else ""))
-    else:
-        click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
-                   f"table {solved.table_bytes / 2**30:.2f} GiB"
-                   + (" (on disk)" if solved.on_disk else "")
-                   + (f" replacing ({solved.replaced:,} stores over another state, "
-                      f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
-                      else "")
-                   + f"; exploitability {solved.exploitability:.1e}"
-                   + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
-                      if solved.resumed else ""))
-    if output:
-        click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
-                   f"{output} answers its first turn (POSITION: the position solved)")
+                   f"({run.make_backend().describe()}), each in a table of its own, in "
+                   f"{solved.seconds:.1f} s; exploitability {solved.exploitability:.1e}"
+                   + resumed)
+        return
+    click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
+               f"table {solved.table_bytes / 2**30:.2f} GiB"
+               + (" (on disk)" if solved.on_disk else "")
+               + (f" replacing ({solved.replaced:,} stores over another state, "
+                  f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
+                  else "")
+               + f"; exploitability {solved.exploitability:.1e}" + resumed)
 
 
 def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
@@ -1965,31 +2035,61 @@ def compile_command(only: tuple[str, ...], workers: int | None,
       nimmt compile
       nimmt compile --only exact --only montecarlo
     """
-    import subprocess
-
     names = list(only) or list(COMPILE_JOBS)
     workers = workers or os.cpu_count() or 1
+    start = time.perf_counter()
+    done, stopped = _compile_engines(names, workers, time_limit)
+    click.echo(tabulate([_compile_row(name, done, stopped) for name in names],
+                        headers=["engine", "seconds", "kernels"], tablefmt="simple"))
+    ready = sum(1 for name in done if done[name][1] == 0)
+    click.echo(f"{ready} of {len(names)} engines ready in {time.perf_counter() - start:.1f} s "
+               f"({workers} at once)" + (f"; stopped: {stopped}" if stopped else ""))
+    if stopped == "interrupted":
+        sys.exit(130)
+    if any(done[name][1] != 0 for name in done):
+        sys.exit(1)
+
+
+def _start_compile(name: str) -> Any:
+    """A child ``nimmt`` running ``COMPILE_JOBS[name]`` in its own session, its stderr
+    kept."""
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-m", "nimmt.cli", *COMPILE_JOBS[name]],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _reap_compiles(running: dict[str, tuple[Any, float]],
+                   done: dict[str, tuple[float, int, str]], bar: Any) -> None:
+    """Move the children that ended from ``running`` to ``done`` (seconds, exit status,
+    stderr)."""
+    for name, (child, began) in list(running.items()):
+        if child.poll() is not None:
+            error = child.stderr.read() if child.stderr else ""
+            done[name] = (time.perf_counter() - began, child.returncode, error)
+            del running[name]
+            bar(1)
+
+
+def _compile_engines(names: list[str], workers: int, time_limit: float | None
+                     ) -> tuple[dict[str, tuple[float, int, str]], str | None]:
+    """Compile ``names``, ``workers`` children at once, until all end, the time limit or
+    Ctrl-C (the children still running are killed). Returns each ended child's seconds,
+    exit status and stderr by name, and why it stopped early (None, 'time limit' or
+    'interrupted')."""
     bar = LazyProgress(len(names), "engines compiled", delay=0.0)
     pending = list(names)
     running: dict[str, tuple[Any, float]] = {}  # name: (child process, its start)
-    done: dict[str, tuple[float, int, str]] = {}  # name: (seconds, exit status, stderr)
+    done: dict[str, tuple[float, int, str]] = {}
     start = time.perf_counter()
     stopped = None
     try:
         while pending or running:
             while pending and len(running) < workers:
                 name = pending.pop(0)
-                running[name] = (subprocess.Popen(
-                    [sys.executable, "-m", "nimmt.cli", *COMPILE_JOBS[name]],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE, text=True, start_new_session=True),
-                    time.perf_counter())
-            for name, (child, began) in list(running.items()):
-                if child.poll() is not None:
-                    error = child.stderr.read() if child.stderr else ""
-                    done[name] = (time.perf_counter() - began, child.returncode, error)
-                    del running[name]
-                    bar(1)
+                running[name] = (_start_compile(name), time.perf_counter())
+            _reap_compiles(running, done, bar)
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 stopped = "time limit"
                 break
@@ -2001,22 +2101,16 @@ def compile_command(only: tuple[str, ...], workers: int | None,
             child.kill()
             child.wait()
         bar.close()
-    rows = []
-    for name in names:
-        if name in done:
-            seconds, code, error = done[name]
-            state = "ready" if code == 0 else f"failed: {_last_line(error)}"
-            rows.append([name, f"{seconds:.1f}", state])
-        else:
-            rows.append([name, "", "not compiled" if stopped else ""])
-    click.echo(tabulate(rows, headers=["engine", "seconds", "kernels"], tablefmt="simple"))
-    ready = sum(1 for name in done if done[name][1] == 0)
-    click.echo(f"{ready} of {len(names)} engines ready in {time.perf_counter() - start:.1f} s "
-               f"({workers} at once)" + (f"; stopped: {stopped}" if stopped else ""))
-    if stopped == "interrupted":
-        sys.exit(130)
-    if any(done[name][1] != 0 for name in done):
-        sys.exit(1)
+    return done, stopped
+
+
+def _compile_row(name: str, done: dict[str, tuple[float, int, str]],
+                 stopped: str | None) -> list[str]:
+    """``nimmt compile``'s line for one engine: its seconds and whether it is ready."""
+    if name not in done:
+        return [name, "", "not compiled" if stopped else ""]
+    seconds, code, error = done[name]
+    return [name, f"{seconds:.1f}", "ready" if code == 0 else f"failed: {_last_line(error)}"]
 
 
 def _last_line(text: str) -> str:
