@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 from .solver.base.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
 from .solver.base.names import Method, Model, Placement, Variant
 from .solver.base.rules import DEFAULT_THRESHOLD, Rules, cut, plural
+from .solver.faces.options import BadValue, parse_size
 from .solver.faces.report import (
     deal_plan_table,
     deals_report,
@@ -252,54 +253,21 @@ class OutputPath(click.ParamType):
         return value
 
 
-def physical_memory() -> int | None:
-    """This machine's RAM in bytes (None where the system does not say)."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 class SizeType(click.ParamType):
     """A memory size with its unit: 4G, 512M, 1.5G (K, M, G, T; powers of 1024). At most
-    the machine's RAM; a default above it is lowered to it."""
+    the machine's RAM; a default above it is lowered to it (``options.parse_size``)."""
 
     name = "SIZE"
-    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
     def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
-        text = str(value).strip().lower().removesuffix("ib").removesuffix("b")
-        scale = self.units.get(text[-1:], None)
-        number = text[:-1] if scale else text
-        try:
-            size = float(number) * (scale or 1)
-        except ValueError:
-            size = math.nan
-        if not math.isfinite(size):
-            self.fail(f"{cut(value)!r} is not a size; write for example 4G or 512M", param, ctx)
-        if scale is None:
-            ram = physical_memory()
-            # suggest only the units that make it a size this option takes (0: none does)
-            fits = [f"{cut(str(value).strip())}{u}" for u in ("G", "M")
-                    if 2**20 <= size * self.units[u.lower()] <= (ram or math.inf)]
-            self.fail(f"{cut(value)!r} has no unit; write "
-                      + (f"for example {' or '.join(fits)}" if fits else
-                         "a size of at least 1M, for example 4G or 512M")
-                      + " (K, M, G, T)", param, ctx)
-        if size < 2**20:
-            self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
-        ram = physical_memory()
-        if ram and size > ram:
-            from click.core import ParameterSource
+        from click.core import ParameterSource
 
-            if ctx is not None and param is not None and \
-                    ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT:
-                return ram
-            self.fail(f"{value!r} is more than this machine's memory ({ram / 2**30:.1f} GiB); "
-                      f"give at most {math.floor(ram / 2**30)}G", param, ctx)
-        return int(size)
+        default = (ctx is not None and param is not None
+                   and ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT)
+        try:
+            return parse_size(value, default=default)
+        except BadValue as e:
+            self.fail(str(e), param, ctx)
 
 
 def seed_option(f):
@@ -521,6 +489,7 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     """
     from click.core import ParameterSource
 
+    from .solver.faces.options import AnalyseOptions
     from .solver.faces.queries import AnalyseAnswer, OptionError, analyse_answer
     from .solver.positions.draft import DraftPosition
 
@@ -547,13 +516,14 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
         close_exact()
         progress(step)
 
+    options = AnalyseOptions(
+        position, opponents=opponents, method=method, objective=objective, samples=samples,
+        time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
+        both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
+        round_bots=round_bots, solution=solution, seed=seed, given=tuple(given))
     try:
         answer = analyse_answer(
-            position, opponents=opponents, method=method, samples=samples, seed=seed,
-            time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
-            both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
-            round_bots=round_bots, given=given, objective=objective,
-            solution=solution,
+            **options.arguments(),
             progress=sampled if not draft and opponents != Model.NASH else progress,
             exact_progress=exact_bar)
     except OptionError as e:
@@ -617,71 +587,6 @@ def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> N
 
 # ---------------------------------------------------------------- engine
 
-def command_options(command: click.Command, params: dict[str, Any]) -> dict[str, Any]:
-    """An engine request's params read by ``command``'s own click options, as the command
-    line reads them (the same checks and messages): names as the options' (``time_limit``
-    or ``time-limit``), the argument by its name (``position``); ``given`` lists the
-    options set. ``--format`` is the protocol's own (JSON) and is refused."""
-    from click.core import ParameterSource
-
-    from .solver.faces.protocol import ParamsError
-
-    by_name: dict[str, click.Parameter] = {}
-    for p in command.params:
-        if p.name and p.name != "fmt":
-            by_name[p.name] = p
-            for opt in p.opts:
-                by_name[opt.lstrip("-").replace("-", "_")] = p
-    argv: list[str] = []
-    arguments: list[str] = []
-    keys: dict[str, str] = {}  # option's name -> the key the request used, for messages
-    for key, value in params.items():
-        found = by_name.get(str(key).replace("-", "_"))
-        if found is not None and found.name:
-            keys[found.name] = str(key)
-        if found is None:
-            names = sorted({q.name for q in by_name.values() if q.name})
-            raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
-                              f"parameters: {', '.join(names)}")
-        option = found
-        if value is None:
-            continue
-        if isinstance(option, click.Option) and option.is_flag:
-            if not isinstance(value, bool):
-                raise ParamsError(f"{key} is true or false; got {json.dumps(value)[:40]}")
-            if value:
-                argv.append(next(o for o in option.opts if o.startswith("--")))
-            continue
-        if isinstance(value, (bool, dict)) or isinstance(value, list) and not all(
-                isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
-            raise ParamsError(f"{key} takes a value (a string or a number); got "
-                              f"{json.dumps(value)[:40]}")
-        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-        if isinstance(option, click.Argument):
-            arguments.append(text)
-        else:
-            long = next(o for o in option.opts if o.startswith("--"))
-            argv.append(f"{long}={text}")
-    try:
-        ctx = command.make_context(command.name, argv + ["--"] + arguments,
-                                   parent=click.Context(cli, info_name="nimmt"))
-    except click.MissingParameter as e:  # (a BadParameter: first)
-        key = e.param.name if e.param and e.param.name else "a param"
-        raise ParamsError(f"{key} is required" + (
-            ": the notation, a built-in example's name or a position file, as a string"
-            if key == "position" else "")) from None
-    except click.BadParameter as e:  # named as the request names it, never as a flag
-        key = keys.get(e.param.name, e.param.name) if e.param and e.param.name else "a param"
-        raise ParamsError(_short_quotes(f"Invalid value for '{key}': {e.message}"
-                                        .replace("\n", " "))) from None
-    except click.UsageError as e:
-        raise ParamsError(_short_quotes(e.format_message().replace("\n", " "))) from None
-    options = {k: v for k, v in ctx.params.items() if k != "fmt"}
-    options["given"] = [k for k in ctx.params
-                        if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT]
-    return options
-
-
 @cli.command(context_settings=CONTEXT)
 @click.option("--default-bot", default=None, metavar="BOT",
               help="The bot that plays bot requests naming none (e.g. closest, "
@@ -705,8 +610,7 @@ def engine(default_bot: str | None, time_limit: float | None,
     """
     from .solver.faces.protocol import Engine
 
-    server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
-                    default_bot=default_bot, time_limit=time_limit,
+    server = Engine(sys.stdout, default_bot=default_bot, time_limit=time_limit,
                     progress_interval=progress_interval)
     protocol_out = sys.stdout
     sys.stdout = sys.stderr  # whatever else prints cannot break the protocol's lines
