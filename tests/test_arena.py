@@ -10,17 +10,9 @@ import pytest
 
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.players import arena
-from nimmt.solver.players.arena import (
-    ArenaError,
-    ArenaResult,
-    GameRecord,
-    Table,
-    deal_cards,
-    run_arena,
-    simulate_bots,
-    summarise,
-)
+from nimmt.solver.players.arena import ArenaResult, GameRecord, run_arena, simulate_bots, summarise
 from nimmt.solver.players.bots import Bot, Decision, make_policy, parse_bot, parse_bots
+from nimmt.solver.players.seats import ArenaError, Table, deal_cards
 from nimmt.solver.positions.position import Position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke

@@ -8,8 +8,9 @@ import pytest
 
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import Rules, card_cows
-from nimmt.solver.players.arena import bot_seed, deal_cards, play_game, run_arena, simulate_bots
+from nimmt.solver.players.arena import play_game, run_arena, simulate_bots
 from nimmt.solver.players.bots import parse_bots
+from nimmt.solver.players.seats import bot_seed, deal_cards
 from nimmt.solver.search.draftsearch import draft_round
 
 from cli_checks import assert_ok, assert_one_line_error, invoke

@@ -7,7 +7,9 @@ real (minutes-long) compile.
 """
 from __future__ import annotations
 
+import os
 import re
+import signal
 import threading
 import time
 
@@ -62,6 +64,36 @@ def test_nested_compiles_count_once(listening):
         fake_compile(0.2, "inner")  # a kernel compiling the kernel it calls
         assert notice.compiling()
     assert notice.compile_seconds() - before == pytest.approx(0.2, abs=0.05)
+
+
+def dropped_interrupt() -> None:
+    """SIGINT to this process, its KeyboardInterrupt dropped, as an LLVM callback drops it
+    while a kernel compiles ("Exception ignored on calling ctypes callback function")."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # the handler runs here
+    except KeyboardInterrupt:
+        pass
+
+
+def test_ctrl_c_dropped_inside_a_compile_stops_when_the_compile_ends(listening):
+    """The interrupt is not lost: the compile's end raises it."""
+    with pytest.raises(KeyboardInterrupt):
+        with event.trigger_event("numba:compile", data={"dispatcher": _Named("k")}):
+            dropped_interrupt()
+            time.sleep(0.05)  # the compile goes on after the dropped interrupt
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    fake_compile(0.01)  # a later compile without Ctrl-C ends quietly
+
+
+def test_ctrl_c_that_propagates_from_a_compile_is_raised_once(listening):
+    with pytest.raises(KeyboardInterrupt) as stop:
+        with event.trigger_event("numba:compile", data={"dispatcher": _Named("k")}):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+    assert stop.value.__context__ is None  # not a second interrupt raised over the first
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    fake_compile(0.01)
 
 
 def test_a_compile_seen_from_another_thread_is_not_work(listening):

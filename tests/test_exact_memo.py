@@ -23,6 +23,7 @@ from nimmt.solver.kernels.statekey import (
     key_width,
     state_key,
 )
+from nimmt.solver.positions.objective import goal_array
 from nimmt.solver.positions.position import parse_position
 from nimmt.solver.search import exact
 from nimmt.solver.search.game import deal_position
@@ -127,7 +128,7 @@ def test_table_doubles_inside_the_kernel():
     for card in position.hand:
         exact.search_state(row_table(position.rows), owner, position.deck_size, known, hidden,
                            position.professional, exact.MODEL_RANDOM, card, memo, layout, stats,
-                           10**9, result, exact.goal_array(position))
+                           10**9, result, goal_array(position))
         assert result[0] == pytest.approx(expected[card], abs=TOL)
     slots = memo[0].shape[0]
     assert slots > 16 and stats[exact.SLOTS] == slots

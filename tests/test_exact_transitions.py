@@ -14,6 +14,7 @@ import pytest
 from nimmt.solver.base import reference
 from nimmt.solver.base.rules import HAND_SIZE, ROW_COUNT, Rules
 from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.objective import G_MINE, GOAL_SLOTS
 from nimmt.solver.kernels.statekey import key_width
 from nimmt.solver.search import exact
 from nimmt.solver.search.exact import (
@@ -51,8 +52,8 @@ from naive import card_values as brute_force
 
 ROWS = [[10, 11], [13, 15], [17, 18, 20], [23]]
 DECK = 34
-GOAL = np.zeros(exact.GOAL_SLOTS)  # the cows objective: player 1's own cows
-GOAL[exact.G_MINE] = 1.0
+GOAL = np.zeros(GOAL_SLOTS)  # the cows objective: player 1's own cows
+GOAL[G_MINE] = 1.0
 
 
 def stack(rows=ROWS):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from nimmt.solver.base import reference
-from nimmt.solver.base.rules import NimmtError, Rules, deck_size, ranks
+from nimmt.solver.base.rules import NimmtError, Rules, deck_size, ranks, win_shares
 from nimmt.solver.kernels import engine
-from nimmt.solver.search.game import Estimate, simulate, win_shares
+from nimmt.solver.search.game import Estimate, simulate
 
 
 def play(players, *, variant="tactical", bots=None, first=0, count=100, seed=7,

@@ -16,7 +16,9 @@ import pytest
 from nimmt.solver.base import reference
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.kernels.objective import G_SCORES, GOAL_SLOTS
 from nimmt.solver.positions import gamewin
+from nimmt.solver.positions.objective import goal_array
 from nimmt.solver.positions.position import Position, format_position, parse_position
 from nimmt.solver.search import exact, montecarlo
 from nimmt.solver.search.analysis import analyse
@@ -246,8 +248,8 @@ def test_no_scores_is_the_round_win_as_before():
     total = sum(card_cows(c) for c in p.gone)
     p = parse_position(format_position(p) + f" taken={total},0")
     assert not p.in_game and gamewin.game_kind(p) == gamewin.ROUND
-    goal = exact.goal_array(p, "win")
-    assert goal.shape == (exact.GOAL_SLOTS,) and not goal[exact.G_SCORES:].any()
+    goal = goal_array(p, "win")
+    assert goal.shape == (GOAL_SLOTS,) and not goal[G_SCORES:].any()
     values = {c.card: c.value for c in exact.solve_exact(p, objective="win").cards}
     # the round's win: the brute force's share of the fewest cows this round
     zero = Position.make(players=2, rows=p.rows, hand=p.hand, gone=p.gone, taken=p.taken,

@@ -22,6 +22,7 @@ from nimmt.solver.faces.report import render_analysis
 from nimmt.solver.base import reference
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.kernels.engine import row_table
+from nimmt.solver.kernels.objective import G_MINE, GOAL_SLOTS
 from nimmt.solver.kernels.statekey import key_width
 from nimmt.solver.positions.position import format_position, load_position, parse_position
 from nimmt.solver.search import exact, montecarlo
@@ -200,8 +201,8 @@ def turn_kernel(rows, cards, p1_card, professional=False, deck_size=104):
     return table, now
 
 
-COWS_GOAL = np.zeros(exact.GOAL_SLOTS)  # the cows objective (exact.goal_array)
-COWS_GOAL[exact.G_MINE] = 1.0
+COWS_GOAL = np.zeros(GOAL_SLOTS)  # the cows objective (positions.objective.goal_array)
+COWS_GOAL[G_MINE] = 1.0
 
 
 def test_turn_kernel_takes_the_rule_following_row_on_a_tie():

@@ -23,7 +23,7 @@ import pytest
 
 from nimmt.solver.base.errors import NimmtError, SearchInterrupted
 from nimmt.solver.base.rules import Rules
-from nimmt.solver.players import arena, botmodel
+from nimmt.solver.players import arena, botmodel, seats
 from nimmt.solver.players.arena import run_arena
 from nimmt.solver.players.botmodel import analyse_bots
 from nimmt.solver.players.bots import parse_bots
@@ -108,7 +108,7 @@ def test_a_bot_s_monte_carlo_interrupted_mid_game_stops_the_arena(monkeypatch):
 
 def test_a_bot_interrupted_before_two_samples_is_not_its_failure(monkeypatch):
     interrupt_montecarlo(monkeypatch, at=0)
-    table = arena.Table(Rules("tactical", 2, one_round=True), [1, 2, 3, 4],
+    table = seats.Table(Rules("tactical", 2, one_round=True), [1, 2, 3, 4],
                         [list(range(5, 15)), list(range(15, 25))],
                         [arena.make_policy(s) for s in parse_bots("expecti:nodes=1,closest")])
     with pytest.raises(SearchInterrupted):

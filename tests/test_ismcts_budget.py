@@ -8,9 +8,8 @@ import numpy as np
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.players import bots
 from nimmt.solver.players.bots import make_policy
+from nimmt.solver.positions.objective import playout_goal
 from nimmt.solver.search.game import deal_position
-
-OBJECTIVE = np.int64(bots.OBJECTIVE_CODES["cows"])
 
 
 def cleared_tree(position, iterations: int, seed: int):
@@ -24,8 +23,7 @@ def cleared_tree(position, iterations: int, seed: int):
     used = np.ones(1, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
-                           OBJECTIVE, bots.start_taken(position, "cows"), bots.ISMCTS_C,
-                           bots.REWARD_SCALE, bots.NO_TABLE)
+                           playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE)
     return stats, links, actions, int(used[0])
 
 
@@ -46,8 +44,7 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
     used = np.ones(1, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
-                           OBJECTIVE, bots.start_taken(p, "cows"), bots.ISMCTS_C,
-                           bots.REWARD_SCALE, bots.NO_TABLE)
+                           playout_goal(p, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE)
     assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
     u = want_used
     np.testing.assert_array_equal(stats[:u], want_stats[:u])

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nimmt.solver.base.rules import Rules, card_cows
-from nimmt.solver.players.arena import deal_cards
 from nimmt.solver.players.bots import BotSpec, parse_bot
 from nimmt.solver.players.play import hint_model, rows_text
 from nimmt.solver.players.records import load_record, replay
+from nimmt.solver.players.seats import deal_cards
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 

@@ -12,9 +12,10 @@ from click.testing import CliRunner
 
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import Rules, card_cows
-from nimmt.solver.players.arena import deal_cards, deal_round, run_arena
+from nimmt.solver.players.arena import run_arena
 from nimmt.solver.players.bots import parse_bots
 from nimmt.solver.players.records import build_record, load_record, replay, validate_record
+from nimmt.solver.players.seats import deal_cards, deal_round
 from nimmt.solver.positions.draft import picker
 
 from cli_checks import assert_ok, invoke

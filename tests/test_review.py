@@ -9,7 +9,7 @@ import pytest
 
 from nimmt.solver.base.errors import SearchInterrupted
 from nimmt.solver.base.rules import Rules
-from nimmt.solver.players.arena import deal_cards, simulate_bots
+from nimmt.solver.players.arena import simulate_bots
 from nimmt.solver.players.bots import parse_bots, row_choices
 from nimmt.solver.players.records import build_record
 from nimmt.solver.players.review import (
@@ -20,6 +20,7 @@ from nimmt.solver.players.review import (
     regret_figure,
     review_game,
 )
+from nimmt.solver.players.seats import deal_cards
 from nimmt.solver.positions.position import Position, parse_position
 from nimmt.solver.search.analysis import analyse
 

@@ -20,6 +20,8 @@ from test_objectives import brute_values, split_gone, with_taken
 from nimmt.solver.base import reference
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.kernels.objective import G_HIDDEN_SEATS
+from nimmt.solver.positions.objective import goal_array
 from nimmt.solver.positions.position import Position, format_position, parse_position
 from nimmt.solver.search import exact, montecarlo
 from nimmt.solver.search.game import deal_position
@@ -307,12 +309,12 @@ def test_montecarlo_playouts_attribute_hidden_cards_by_seat(players, seed):
 def test_goal_tells_hidden_seats_apart_only_for_win_with_two_or_more():
     three = with_taken(deal_position(Rules("tactical", 3), 3, seed=4),
                        split_gone(deal_position(Rules("tactical", 3), 3, seed=4), 4))
-    assert exact.goal_array(three, "win")[exact.G_HIDDEN_SEATS] == 2
+    assert goal_array(three, "win")[G_HIDDEN_SEATS] == 2
     for objective in ("cows", "margin"):
-        assert exact.goal_array(three, objective)[exact.G_HIDDEN_SEATS] == 0
-    assert exact.goal_array(with_known(three, 1), "win")[exact.G_HIDDEN_SEATS] == 0
+        assert goal_array(three, objective)[G_HIDDEN_SEATS] == 0
+    assert goal_array(with_known(three, 1), "win")[G_HIDDEN_SEATS] == 0
     with pytest.raises(NimmtError, match="taken"):
-        exact.goal_array(deal_position(Rules("tactical", 3), 3, seed=4), "win")
+        goal_array(deal_position(Rules("tactical", 3), 3, seed=4), "win")
 
 
 @pytest.mark.parametrize("players", [3, 4])

@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-from .rules import NimmtError
+from .errors import NimmtError
 
 __all__ = ["STDIN", "TEMP_PREFIX", "DuplicateKey", "atomic_write", "atomic_write_text",
            "check_output_path", "loads_strict", "note", "output_target", "partial_path",

@@ -10,12 +10,18 @@ loads; from then on this module
   for exact search, a bot's ``time=``. A first run's compile then never eats a search's time,
   and a budget starts, in effect, when its kernels are loaded.
 
+- keeps Ctrl-C: LLVM calls back into Python while it compiles, and a KeyboardInterrupt
+  raised inside such a callback is printed and dropped, so the compile (and the command)
+  would go on. While a kernel compiles on the main thread, SIGINT is also noted; a compile
+  that ends with an interrupt noted and none propagating raises KeyboardInterrupt then.
+
 numba holds one lock for every compile in a process, so compiles never overlap: nested
 events (a kernel compiling the kernels it calls) count once, from the outermost.
 This module imports numba only inside ``install``, so importing it costs nothing.
 """
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -23,7 +29,8 @@ from collections.abc import Callable
 __all__ = ["compile_seconds", "compiling", "install", "on_compile", "work_clock"]
 
 on_compile: Callable[[], None] | None = None  # called once, before the first compile
-_state: dict = {"installed": False, "fired": False, "depth": 0, "since": 0.0, "total": 0.0}
+_state: dict = {"installed": False, "fired": False, "depth": 0, "since": 0.0, "total": 0.0,
+                "interrupted": False, "previous": None, "watching": False}
 _lock = threading.Lock()
 
 
@@ -45,23 +52,63 @@ def work_clock() -> float:
     return time.perf_counter() - compile_seconds()
 
 
+def _on_sigint(signum, frame) -> None:
+    """SIGINT while a kernel compiles: noted, then handled as before (by default a
+    KeyboardInterrupt, which an LLVM callback may drop)."""
+    _state["interrupted"] = True
+    previous = _state["previous"]
+    if callable(previous):
+        previous(signum, frame)
+    else:
+        raise KeyboardInterrupt
+
+
+def _watch_sigint() -> None:
+    """From the outermost compile's start on the main thread: note SIGINT."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _state["previous"] = signal.getsignal(signal.SIGINT)
+    if _state["previous"] in (signal.SIG_IGN, None):
+        return
+    _state["interrupted"], _state["watching"] = False, True
+    signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _unwatch_sigint(failed: bool) -> None:
+    """At the outermost compile's end: the handler before it back, and a KeyboardInterrupt
+    when SIGINT came and no exception is on its way out already."""
+    if not _state["watching"]:
+        return
+    _state["watching"] = False
+    signal.signal(signal.SIGINT, _state["previous"])
+    if _state["interrupted"] and not failed:
+        _state["interrupted"] = False
+        raise KeyboardInterrupt
+
+
 def _started() -> None:
     with _lock:
         _state["depth"] += 1
-        if _state["depth"] == 1:
+        outermost = _state["depth"] == 1
+        if outermost:
             _state["since"] = time.perf_counter()
         first = not _state["fired"] and on_compile is not None
         if first:
             _state["fired"] = True
+    if outermost:
+        _watch_sigint()
     if first and on_compile is not None:
         on_compile()
 
 
-def _ended() -> None:
+def _ended(failed: bool = False) -> None:
     with _lock:
         _state["depth"] = max(_state["depth"] - 1, 0)
-        if _state["depth"] == 0:
+        outermost = _state["depth"] == 0
+        if outermost:
             _state["total"] += time.perf_counter() - _state["since"]
+    if outermost:
+        _unwatch_sigint(failed)
 
 
 def install() -> None:
@@ -75,7 +122,9 @@ def install() -> None:
             _started()
 
         def on_end(self, ev) -> None:
-            _ended()
+            # whether an exception is on its way out (numba 0.6x's Event.is_failed answers
+            # the opposite, so the details it keeps are read instead)
+            _ended(getattr(ev, "_exc_details", None) is not None)
 
     event.register("numba:compile", Listener())
     _state["installed"] = True

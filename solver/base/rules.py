@@ -5,6 +5,7 @@ Everything here is plain Python and numpy, built once at import. See
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,8 @@ from .names import Model, Placement, Variant, values
 __all__ = ["COWS", "DEFAULT_THRESHOLD", "ECHO_LIMIT", "HAND_SIZE", "MAX_PLAYERS", "MIN_PLAYERS",
            "MODELS", "PLACEMENTS", "ROW_COUNT", "ROW_LIMIT", "STANDARD_DECK", "VARIANTS",
            "NimmtError", "Rules", "card_cows", "check_placement", "check_players",
-           "check_variant", "clip", "cut", "deck_size", "plural", "ranks"]
+           "check_variant", "clip", "cut", "deck_size", "game_over", "plural", "ranks",
+           "win_shares"]
 
 # The names as plain strings, from ``names`` (importable without the searches and numba).
 VARIANTS = values(Variant)
@@ -121,6 +123,11 @@ class Rules:
     def deck_size(self) -> int:
         return deck_size(self.variant, self.players)
 
+    def game_over(self, totals: Sequence[int]) -> bool:
+        """Whether the game ends after a round that leaves these totals (``game_over``; a
+        one-round game ends after its round)."""
+        return self.one_round or game_over(totals, self.threshold)
+
     @property
     def professional(self) -> bool:
         return self.placement == Placement.PROFESSIONAL
@@ -133,3 +140,30 @@ def ranks(totals) -> list[int]:
     [2, 1, 2, 4]
     """
     return [1 + sum(1 for u in totals if u < t) for t in totals]
+
+
+def game_over(totals: Sequence[int] | np.ndarray, threshold: int = DEFAULT_THRESHOLD
+              ) -> bool:
+    """The game ends after the round in which some player's total reaches the threshold
+    (docs/RULES.md). The kernels' games test the same (``engine.game_ends``).
+
+    >>> game_over([65, 12], 66), game_over([66, 12], 66)
+    (False, True)
+    """
+    return bool(max(totals) >= threshold)
+
+
+def win_shares(totals: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Each player's share of the win from the cows at the end (the last axis is the
+    players; a game's totals, a round's cows): 1/w for each of the w players with the
+    fewest, 0 for the others. The searches' kernels read the same rule from their goal
+    array (``solver/kernels/objective.py``'s ``win_share``).
+
+    >>> win_shares([3, 5]).tolist(), win_shares([4, 4, 9]).tolist()
+    ([1.0, 0.0], [0.5, 0.5, 0.0])
+    >>> win_shares([[7, 2], [1, 1]]).tolist()
+    [[0.0, 1.0], [0.5, 0.5]]
+    """
+    totals = np.asarray(totals)
+    winners = totals == totals.min(axis=-1, keepdims=True)
+    return winners / winners.sum(axis=-1, keepdims=True)

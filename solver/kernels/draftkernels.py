@@ -21,6 +21,7 @@ from .engine import (
     BOT_CLOSEST,
     BOT_RANDOM,
     draft_pick,
+    game_ends,
     jit,
     play_round,
     rng_below,
@@ -246,11 +247,9 @@ def play_logic_games(first_game, game_count, n, professional, threshold, one_rou
             if logged:
                 log_rows[j, played] = deck[:ROW_COUNT]  # sorted: the rows' first cards
             played += 1
-            worst = 0
             for p in range(n):
                 totals[j, p] += cows[p]
-                worst = max(worst, totals[j, p])
-            if one_round or worst >= threshold or played >= max_rounds:
+            if game_ends(totals[j], threshold, one_round) or played >= max_rounds:
                 break
         rounds[j] = played
 

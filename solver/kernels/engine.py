@@ -33,9 +33,9 @@ from . import kernel_cache
 __all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_TAKE",
            "END_TIE", "FIRST", "GameLog", "LAST", "LENGTH", "NO_CHOICE", "TurnOutcome",
            "arrays_to_rows", "bot_card", "bot_codes", "copy_row", "copy_table", "draft_pick",
-           "find_end", "jit", "jit_inline", "landing", "pick_card", "place_at_end", "play_games",
-           "play_round", "resolve_turn", "rng_below", "rng_seed", "row_table", "rows_to_arrays",
-           "start_row"]
+           "find_end", "game_ends", "jit", "jit_inline", "landing", "pick_card", "place_at_end",
+           "play_games", "play_round", "resolve_turn", "rng_below", "rng_seed", "row_table",
+           "rows_to_arrays", "start_row"]
 
 CACHE = kernel_cache.configure()  # a writable cache folder (or none) before numba needs one
 from numba import njit  # noqa: E402
@@ -421,6 +421,18 @@ def _play_round(table, hands, n, professional, bots, cows, plays_log, scratch, r
                       step_rows, step_sides, order)
 
 
+@jit_inline
+def game_ends(totals, threshold, one_round):
+    """After a round: whether the game ends (rules.game_over: some total at the threshold,
+    or the one round of a one-round game)."""
+    if one_round:
+        return True
+    for p in range(totals.shape[0]):
+        if totals[p] >= threshold:
+            return True
+    return False
+
+
 @jit
 def _play_games(first_game, game_count, n, deck_size, logic, professional, threshold,
                 one_round, max_rounds, bots, seed, totals, rounds, log_rows, log_hands,
@@ -450,11 +462,9 @@ def _play_games(first_game, game_count, n, deck_size, logic, professional, thres
             _play_round(table, hands, n, professional, bots, cows,
                         log_plays[j, played] if logged else no_log, scratch, rng)
             played += 1
-            worst = 0
             for p in range(n):
                 totals[j, p] += cows[p]
-                worst = max(worst, totals[j, p])
-            if one_round or worst >= threshold or played >= max_rounds:
+            if game_ends(totals[j], threshold, one_round) or played >= max_rounds:
                 break
         rounds[j] = played
 

@@ -79,6 +79,10 @@ import numpy as np
 from ..base.rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, STANDARD_DECK
 from .engine import COWS_COLUMN, FIRST, LAST, LENGTH, jit, jit_inline
 
+__all__ = ["LAYOUT_FIELDS", "L_COUNT_SHIFT", "L_COUNT_WORD", "L_RANK_BITS", "L_WIDTH",
+           "OWNER_BITS_ANY", "TAKEN_BITS", "key_layout", "key_width", "pack_key", "pack_taken",
+           "state_key", "taken_words", "two_hands_layout", "with_taken"]
+
 WORD_BITS = 64
 OWNER_BITS_TWO = 1     # two known hands: owner - 1 is 0 or 1
 OWNER_BITS_ANY = 4     # players 1..10 and a hidden pool (owner up to 16)

@@ -47,6 +47,10 @@ import numpy as np
 
 from .engine import copy_row, jit, jit_inline
 
+__all__ = ["EMPTY", "MAX_LOAD", "REACH", "Table", "probe", "probe_compact", "probe_within",
+           "read_compact", "rehash", "rehash_compact", "replaceable", "rounded_cows", "store",
+           "store_compact"]
+
 EMPTY = 0        # key word 0 of a free slot
 MAX_LOAD = 0.5   # callers double the table past this load (when their memory allows)
 _MULTIPLIER = -7046029254386353131  # 0x9E3779B97F4A7C15 as int64

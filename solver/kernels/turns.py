@@ -16,14 +16,29 @@ Options of a card at a row table, numbered 0..count-1::
 ``RULE_OPTION`` (-1) is the rule-following choice of docs/RULES.md (fewest cows now, ties to
 the row whose last card is lowest), whatever the count.
 
-``options_of`` and ``option_choices`` are the Python face for ``tree`` and ``line``.
+``options_of`` and ``option_choices`` are the Python face for ``tree`` and ``line``;
+``rows_met`` and ``walk_turn`` the one Python walk of a turn's cards, lowest first, that
+every game loop, review and bot model uses to find the row choices a turn asks for.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 
 from ..base.rules import ROW_COUNT
-from .engine import END_TAKE, END_TIE, NO_CHOICE, find_end, jit_inline, place_at_end, row_table
+from .engine import (
+    END_TAKE,
+    END_TIE,
+    NO_CHOICE,
+    find_end,
+    jit_inline,
+    place_at_end,
+    resolve_turn,
+    row_table,
+)
+
+__all__ = ["RULE_OPTION", "TIE_OPTIONS", "card_options", "kind_option_count", "option_choice",
+           "option_choices", "option_count", "options_of", "play_found_option", "play_option",
+           "rows_met", "sort_turn", "sort_turn_row", "walk_turn"]
 
 RULE_OPTION = -1  # play_option: the rule-following choice
 TIE_OPTIONS = 2   # a professional tie: right end or left end
@@ -134,3 +149,42 @@ def option_choices(rows: Sequence[Sequence[int]], card: int,
     return tuple((int(t), int(s)) for t, s in
                  (option_choice(kind, o) for o in range(int(kind_option_count(kind)))))
 
+
+
+Rows = tuple[tuple[int, ...], ...]
+
+
+def rows_met(rows: Sequence[Sequence[int]], cards: Sequence[int], professional: bool,
+             take_rows: Sequence[int], tie_sides: Sequence[int], player: int) -> Rows:
+    """The rows ``cards[player]`` meets in the turn ``cards`` (one card per player): every
+    lower card placed first, its owner choosing ``take_rows``/``tie_sides`` (-1: the
+    rule-following choice).
+
+    >>> rows_met([[3], [20], [30], [40]], [25, 2], False, [-1, 1], [-1, -1], 0)
+    ((3,), (2,), (30,), (40,))
+    """
+    lower = sorted((q for q in range(len(cards)) if cards[q] < cards[player]),
+                   key=cards.__getitem__)
+    if not lower:
+        return tuple(tuple(int(c) for c in row) for row in rows)
+    return resolve_turn(rows, [cards[q] for q in lower], professional,
+                        [take_rows[q] for q in lower], [tie_sides[q] for q in lower]).rows
+
+
+def walk_turn(rows: Sequence[Sequence[int]], cards: Sequence[int], professional: bool,
+              take_rows: MutableSequence[int], tie_sides: MutableSequence[int]
+              ) -> Iterator[tuple[int, Rows, tuple[tuple[int, int], ...]]]:
+    """The turn's row choices in the order they are made: for each player whose card has
+    two or more options once the lower cards are placed, lowest card first, (player, the
+    rows it meets, its options as (take_row, tie_side)). The walk reads ``take_rows`` and
+    ``tie_sides`` as it goes: set a player's choice there before asking for the next.
+
+    >>> take, tie = [-1, -1], [-1, -1]
+    >>> [(p, o) for p, _, o in walk_turn([[3], [20], [30], [40]], [25, 2], False, take, tie)]
+    [(1, ((0, -1), (1, -1), (2, -1), (3, -1)))]
+    """
+    for player in sorted(range(len(cards)), key=cards.__getitem__):
+        met = rows_met(rows, cards, professional, take_rows, tie_sides, player)
+        options = option_choices(met, cards[player], professional)
+        if len(options) >= 2:
+            yield player, met, options

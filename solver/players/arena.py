@@ -1,12 +1,8 @@
 """Bots against bots: a Python game loop over the policy interface, and the arena.
 
-``Table`` plays rounds with one policy (``solver.players.bots``) per seat. Every decision is asked
-from the seat's own view (a ``Position`` whose player 1 is that seat: its hand, the rows,
-the cards gone, its score first; hidden hands form the pool except in logic) and checked
-by the engine: a card not in the hand, a row option that does not exist or a bot that
-raises is an ``ArenaError`` naming the bot, the seat and the position, never replaced.
-A card with more than one option (a low card, a professional tie) is settled when it
-reaches the rows, by its owner's ``choose_option``.
+Games are played at ``solver.players.table``'s ``Table``, one policy per seat, every
+decision asked from the seat's own view and checked (an ``ArenaError`` names the bot, the
+seat and the position).
 
 ``run_arena`` plays duplicate deals: deal d's rounds are dealt from (seed, d, round) and
 replayed once per rotation, bot b sitting at seat (b + r) mod n in rotation r, so each bot
@@ -32,173 +28,21 @@ import numpy as np
 from ..base.batch import Backend, run_units
 from ..base.errors import NimmtError, param
 from ..base.names import Variant
-from ..base.notice import work_clock
-from ..base.rules import HAND_SIZE, ROW_COUNT, Rules
-from ..kernels import engine, turns
-from ..positions.draft import ROUND_ROBIN
-from ..positions.position import Position, format_position
-from ..search.draftsearch import DEFAULT_DRAFTER, DRAFTERS, draft_round, drafted_round, seat_names
-from ..search.game import Estimate, SeatStats, SimulationResult, win_shares
-from .bots import Bot, BotSpec, Moment, make_policy
+from ..base.rules import HAND_SIZE, Rules, win_shares
+from ..positions.position import Position
+from ..search.draftsearch import DEFAULT_DRAFTER, DRAFTERS, seat_names
+from ..search.game import Estimate, SeatStats, SimulationResult
+from .bots import BotSpec, make_policy
 from .external import close_engines, policy_for
 from .records import GameRecorder
+from .seats import Table, bot_seed, deal_cards, deal_round
 
-__all__ = ["ArenaError", "ArenaResult", "BotSummary", "GameRecord", "Table", "bot_labels",
-           "bot_seed", "deal_cards", "deal_round", "deal_with_bots", "play_deal", "rating",
-           "round_player", "run_arena", "simulate_bots"]
+__all__ = ["ArenaResult", "BotSummary", "GameRecord", "bot_labels", "deal_with_bots",
+           "play_deal", "rating", "round_player", "run_arena", "simulate_bots"]
 
 MAX_ROUNDS = 200  # a game to a threshold ends by then whatever the bots do
 BOOTSTRAP = 200   # resamples of the deals for the rating's intervals
 RULE_GROUP = 8    # deals of rule-of-thumb bots per batch task (unit_group)
-
-
-class ArenaError(NimmtError):
-    """A bot broke the rules or failed: which bot, which seat, which position."""
-
-
-def deal_cards(rules: Rules, seed: int, deal: int, round_index: int,
-               drafters: Sequence[str] | None = None) -> tuple[list[int], list[list[int]]]:
-    """The 4 starting row cards and the hands of round ``round_index`` of deal ``deal``,
-    from (seed, deal, round) alone. The logic variant's hands are dealt the same way (an
-    open draft by players picking at random gives every split with the same chance) unless
-    ``drafters`` names a drafter per seat: then they draft, round robin from seat
-    round_index mod n, as the engine's games do."""
-    if drafters is not None:
-        return draft_round(rules, drafters, round_index % rules.players,
-                           bot_seed(seed, deal, round_index))
-    rng = np.random.default_rng([seed, deal, round_index])
-    cards = (rng.permutation(rules.deck_size) + 1).tolist()
-    n = rules.players
-    hands = [sorted(cards[HAND_SIZE * p:HAND_SIZE * (p + 1)]) for p in range(n)]
-    return cards[HAND_SIZE * n:HAND_SIZE * n + ROW_COUNT], hands
-
-
-def deal_round(rules: Rules, seed: int, deal: int, round_index: int,
-               drafters: Sequence[str] | None = None
-               ) -> tuple[list[int], list[list[int]], dict | None]:
-    """``deal_cards``, with the draft as a game record keeps it when ``drafters`` draft
-    (``{"start": seat 1-based, "order": "round-robin", "picks": cards in pick order}``),
-    else None."""
-    if drafters is None:
-        return (*deal_cards(rules, seed, deal, round_index), None)
-    start = round_index % rules.players
-    rows, hands, picks = drafted_round(rules, drafters, start,
-                                       bot_seed(seed, deal, round_index))
-    return rows, hands, {"start": start + 1, "order": ROUND_ROBIN, "picks": picks}
-
-
-def bot_seed(*words: int) -> int:
-    return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0] >> 1)
-
-
-class Table:
-    """A round in play: rows, every hand, the cards gone, the scores before it."""
-
-    # ---- game records (issue 14): when set, told every resolved turn
-    recorder: GameRecorder | None = None
-    # ---- end game records
-
-    def __init__(self, rules: Rules, rows: Sequence[int], hands: Sequence[Sequence[int]],
-                 policies: Sequence[Bot], scores: Sequence[int] | None = None,
-                 labels: Sequence[str] | None = None) -> None:
-        self.rules = rules
-        self.rows: tuple[tuple[int, ...], ...] = tuple((int(c),) for c in rows)
-        self.hands = [sorted(int(c) for c in h) for h in hands]
-        self.policies = list(policies)
-        self.labels = list(labels) if labels else [str(p.spec) for p in policies]
-        self.scores = list(scores) if scores is not None else [0] * rules.players
-        self.gone: list[int] = []
-        self.cows = [0] * rules.players
-        # False for a table set up mid-round whose cows taken before are unknown: the views
-        # then carry no taken= (the win objective refuses them)
-        self.taken_known = True
-        # True in a whole game (not one round): the views carry the threshold, so that a
-        # bot with the win objective plays for the game (docs/DESIGN.md section 3)
-        self.in_game = False
-        self.times: list[list[float]] = [[] for _ in range(rules.players)]
-
-    def view(self, seat: int) -> Position:
-        """The position as ``seat`` sees it (that seat is player 1)."""
-        n = self.rules.players
-        order = [(seat + j) % n for j in range(n)]
-        known = self.rules.variant == Variant.LOGIC
-        others = {j + 1: self.hands[order[j]] for j in range(1, n)} if known else None
-        return Position.make(players=n, rows=self.rows, hand=self.hands[seat],
-                             variant=self.rules.variant, placement=self.rules.placement,
-                             others=others, gone=self.gone,
-                             scores=[self.scores[s] for s in order],
-                             taken=([self.cows[s] for s in order] if self.taken_known
-                                    else None),
-                             threshold=self.rules.threshold if self.in_game else None)
-
-    def _fail(self, seat: int, position: Position, what: str) -> ArenaError:
-        return ArenaError(f"bot {self.labels[seat]} (seat {seat + 1}) {what}; position: "
-                          f"{format_position(position)}")
-
-    def _ask(self, seat: int, position: Position, ask: Callable[[], object]) -> object:
-        try:
-            return ask()
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:  # a bot's failure is reported, never replaced
-            detail = str(e) or type(e).__name__
-            raise self._fail(seat, position, f"failed: {type(e).__name__}: {detail}") from e
-
-    def play_turn(self) -> None:
-        """One turn: every seat's card, then the row choices as the cards reach the rows."""
-        n, professional = self.rules.players, self.rules.professional
-        views = [self.view(s) for s in range(n)]
-        cards = []
-        forced = len(self.hands[0]) == 1
-        for s in range(n):
-            t0 = work_clock()
-            decision = self._ask(s, views[s], partial(self.policies[s].choose, views[s]))
-            if not forced:
-                self.times[s].append(work_clock() - t0)
-            card = getattr(decision, "card", None)
-            if card not in self.hands[s]:
-                raise self._fail(s, views[s], f"played {card!r}, which is not in its hand")
-            cards.append(int(card))
-        take, tie = [-1] * n, [-1] * n
-        order = sorted(range(n), key=lambda s: cards[s])
-        for i, s in enumerate(order):
-            before = order[:i]
-            rows = self.rows if not before else engine.resolve_turn(
-                self.rows, [cards[q] for q in before], professional,
-                [take[q] for q in before], [tie[q] for q in before]).rows
-            options = turns.option_choices(rows, cards[s], professional)
-            if len(options) < 2:
-                continue
-            seats = [(s + j) % n for j in range(n)]
-            moment = Moment(views[s], tuple(cards[q] for q in seats),
-                            tuple(take[q] if q in before else -1 for q in seats),
-                            tuple(tie[q] if q in before else -1 for q in seats),
-                            rows, options)
-            t0 = work_clock()
-            option = self._ask(s, views[s], partial(self.policies[s].choose_option, moment))
-            if self.times[s] and not forced:
-                self.times[s][-1] += work_clock() - t0
-            if not isinstance(option, (int, np.integer)) or not -1 <= option < len(options):
-                raise self._fail(s, views[s], f"chose row option {option!r} for {cards[s]}; "
-                                 f"it has options 0..{len(options) - 1} (or -1)")
-            if option >= 0:
-                take[s], tie[s] = options[int(option)]
-        outcome = engine.resolve_turn(self.rows, cards, professional, take, tie)
-        if self.recorder is not None:  # ---- game records
-            self.recorder.turn(cards, take, tie, outcome.cows)
-        on_table = {c for r in outcome.rows for c in r}
-        self.gone += [c for c in [*(c for r in self.rows for c in r), *cards]
-                      if c not in on_table]
-        self.rows = outcome.rows
-        for s in range(n):
-            self.cows[s] += outcome.cows[s]
-            self.hands[s].remove(cards[s])
-
-    def play(self, turns_to_play: int | None = None) -> list[int]:
-        """Play the round out (or that many turns); returns each seat's cows."""
-        for _ in range(turns_to_play if turns_to_play is not None else len(self.hands[0])):
-            self.play_turn()
-        return self.cows
 
 
 @dataclass(frozen=True)
@@ -250,7 +94,7 @@ def play_game(rules: Rules, specs: Sequence[BotSpec], seed: int, deal: int, rota
         for s in range(n):
             totals[s] += cows[s]
             times[s] += table.times[s]
-        if rules.one_round or max(totals) >= rules.threshold or rounds >= MAX_ROUNDS:
+        if rules.game_over(totals) or rounds >= MAX_ROUNDS:
             break
     return GameRecord(deal, rotation, tuple(seat_of), tuple(totals[seat_of[b]] for b in range(n)),
                       rounds, tuple(tuple(times[seat_of[b]]) for b in range(n)),

@@ -23,7 +23,7 @@ search, where player 1 plays on knowing only what it has seen):
   choices are rule-following -- a strategy it may use, so with cards left after this
   one the figures are an **upper bound** on the exact value (the unit says so), as with
   the random model's Monte Carlo policy. Search-backed opponents play through the arena's
-  checked game loop (``arena.Table``), rule-of-thumb ones in one numba kernel
+  checked game loop (``seats.Table``), rule-of-thumb ones in one numba kernel
   (``bot_round_samples``, run in chunks with the clock read between them).
 * ``auto``: exact when the bot is deterministic and the enumeration's estimated steps
   (``estimate_steps``) times ``STEP_NODES`` fit ``max_nodes``, within auto's time budget;
@@ -60,8 +60,8 @@ from ..search.analysis import (
     CardAnalysis,
     analyse,
 )
-from .arena import Table, bot_seed
 from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
+from .seats import Table, bot_seed
 
 __all__ = ["DETERMINISTIC", "STEP_NODES", "analyse_any", "analyse_bots", "estimate_steps",
            "exact_bot_values", "is_model", "opponent_spec", "split_count", "splits"]

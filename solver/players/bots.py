@@ -67,7 +67,8 @@ from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
 from ..kernels import engine, turns
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
-from ..positions import gamewin
+from ..kernels.objective import G_TAKEN, OBJECTIVES, playout_cost
+from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
 from ..positions.position import Position
 from ..search.analysis import analyse
 from ..search.exact import estimate_nodes, solve_exact
@@ -82,7 +83,6 @@ RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
 BOT_NAMES = RULE_BOTS + SEARCH_BOTS
 
-OBJECTIVES = ("cows", "margin", "win")  # exact.OBJECTIVES; README's bot table
 OBJECTIVE = {"objective": (str, "cows")}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
@@ -292,34 +292,6 @@ def planned(position: Position, card: int) -> Decision:
     return Decision(card, tie_side=0 if step.side == "right" else 1)
 
 
-def turn_cost(objective: str, cows: Sequence[int]) -> float:
-    """What a turn's cows (player 1 first) cost player 1 under ``objective``: cows its
-    own, margin its own minus the mean of the others' (win: nothing until the end)."""
-    if objective == "cows":
-        return float(cows[0])
-    if objective == "margin":
-        return cows[0] - sum(cows[1:]) / (len(cows) - 1)
-    return 0.0
-
-
-def end_cost(objective: str, position: Position) -> float:
-    """What the end of the round costs player 1: win, minus its share of the win (the
-    round's fewest cows, or in a game the game's: gamewin.share_at_end); nothing for cows
-    and margin."""
-    if objective != "win":
-        return 0.0
-    taken = position.taken_so_far
-    if taken is None:
-        raise NimmtError("the win objective needs the cows taken this round (taken=...)")
-    return -gamewin.share_at_end(position, taken)
-
-
-def costs(values: Mapping[int, float], objective: str) -> dict[int, float]:
-    """Card values as costs (lower is better): win probabilities negated."""
-    sign = -1.0 if objective == "win" else 1.0
-    return {c: sign * v for c, v in values.items()}
-
-
 SEARCH_SHARE = 0.5   # with a time budget: a first, finer search gets this share of it
 MIN_SECONDS = 0.002  # what a stage is given when its share has run out
 
@@ -358,14 +330,14 @@ class ExpectiBot(Bot):
                 result = solve_exact(position, "random", max_nodes=nodes,
                                      time_limit=seconds_left(deadline, SEARCH_SHARE),
                                      objective=objective)
-                return costs({c.card: c.value for c in result.cards}, objective)
+                return as_costs({c.card: c.value for c in result.cards}, objective)
             except SearchStopped:
                 pass
         samples = max(2, int(self.params["samples"] * share))
         sampled = analyse(position, "random", method="montecarlo", samples=samples,
                           seed=self.next_seed(), time_limit=seconds_left(deadline),
                           max_nodes=nodes, objective=objective)
-        return costs({c.card: c.value for c in sampled.cards}, objective)
+        return as_costs({c.card: c.value for c in sampled.cards}, objective)
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:
@@ -382,7 +354,7 @@ class ExpectiBot(Bot):
             after, cows = moment.after(o)
             part = _part(deadline, 1.0 / (count - o))
             later = (min(self.values(after, part, 1.0 / count).values()) if after.cards_left
-                     else end_cost(objective, after))
+                     else round_end_cost(objective, after))
             values[o] = turn_cost(objective, cows) + later
         return values
 
@@ -411,7 +383,7 @@ class ParanoidBot(ExpectiBot):
                                  time_limit=seconds_left(deadline), objective=objective)
         except SearchStopped:
             return None
-        return costs({c.card: c.value for c in result.cards}, objective)
+        return as_costs({c.card: c.value for c in result.cards}, objective)
 
     def choose(self, position: Position) -> Decision:
         if position.cards_left == 1:
@@ -430,7 +402,7 @@ class ParanoidBot(ExpectiBot):
             after, cows = moment.after(o)
             objective = self.params["objective"]
             later = (self.worst_values(after, _part(deadline, SEARCH_SHARE / (count - o)))
-                     if after.cards_left else {0: end_cost(objective, after)})
+                     if after.cards_left else {0: round_end_cost(objective, after)})
             if later is None:
                 return _best(self.option_values(moment, deadline))
             values[o] = turn_cost(objective, cows) + min(later.values())
@@ -493,39 +465,6 @@ def playout_arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return hands, hidden, np.asarray(position.pool, np.int64), engine.row_table(position.rows)
 
 
-OBJECTIVE_CODES = {"cows": 0, "margin": 1, "win": 2}
-OBJ_COWS, OBJ_MARGIN, OBJ_WIN = 0, 1, 2
-
-
-def start_taken(position: Position, objective: str) -> np.ndarray:
-    """Each player's cows taken so far (the playout kernels' start), as the objective
-    needs them: win needs them known, cows and margin count from now (zeros). In a game
-    valued by the lead (gamewin.LEAD) the scores are added: the playouts then compare
-    totals."""
-    if objective != "win":
-        return np.zeros(position.players, np.int64)
-    taken = position.taken_so_far
-    if taken is None:
-        raise NimmtError("the win objective needs each player's cows taken so far this round "
-                         "(taken=...)")
-    if gamewin.game_kind(position) == gamewin.LEAD:
-        gamewin.check_game(position)
-        return np.asarray(taken, np.int64) + np.asarray(position.scores, np.int64)
-    return np.asarray(taken, np.int64)
-
-
-NO_TABLE = np.zeros((0, 0))
-
-
-def win_utility(position: Position, objective: str) -> np.ndarray:
-    """The playout kernels' table of player 1's share of a two-player game by this round's
-    cows (gamewin.utility_table), or an empty one (the share is then computed)."""
-    if objective != "win":
-        return NO_TABLE
-    table = gamewin.utility_table(position)
-    return NO_TABLE if table is None else table
-
-
 @jit_inline
 def deal_hidden(hands, hidden, pool, n, k, rng):
     """A determinisation: deal k cards to every hidden player p (hidden[p] = 1) into
@@ -538,34 +477,6 @@ def deal_hidden(hands, hidden, pool, n, k, rng):
                 hands[p, c] = pool[x]
                 remaining -= 1
                 pool[x] = pool[remaining]
-
-
-@jit
-def playout_cost(objective, got, start, p, utility):
-    """Player p's cost at the end of a playout (``got``: each player's cows taken this
-    round, ``start``: at the playout's start): cows its own since the start; margin that
-    minus the mean of the others'; win 1 minus its share of the fewest cows, or with a
-    ``utility`` table (two players in a game: player 1's share by the round's cows) its
-    share from the table."""
-    n = got.shape[0]
-    if objective == OBJ_WIN and utility.shape[0] > 0:
-        share = utility[got[0], got[1]]
-        return 1.0 - share if p == 0 else share
-    own = got[p] - start[p]
-    if objective == OBJ_COWS:
-        return float(own)
-    if objective == OBJ_MARGIN:
-        others = 0
-        for q in range(n):
-            if q != p:
-                others += got[q] - start[q]
-        return own - others / (n - 1)
-    fewest, winners = got[0], 0
-    for q in range(n):
-        fewest = min(fewest, got[q])
-    for q in range(n):
-        winners += got[q] == fewest
-    return 1.0 - (1.0 / winners if got[p] == fewest else 0.0)
 
 
 class ChunkSizer:
@@ -598,7 +509,7 @@ class MonteCarloBot(Bot):
         """Every card's mean playout cost (``playout_cost``; lower is better)."""
         k, n = position.cards_left, position.players
         objective = self.params["objective"]
-        taken0 = start_taken(position, objective)
+        goal = playout_goal(position, objective)
         hands, hidden, pool, table = playout_arrays(position)
         sums = np.zeros(k)
         playouts, seconds = self.params["playouts"], self.params["time"]
@@ -608,8 +519,7 @@ class MonteCarloBot(Bot):
         while done < playouts:
             size = sizer.size(min(chunk, playouts - done))
             mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
-                         size, sums, OBJECTIVE_CODES[objective], taken0,
-                         win_utility(position, objective))
+                         size, sums, goal)
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -624,13 +534,12 @@ class MonteCarloBot(Bot):
 
 @jit
 def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums,
-                 objective, start, utility):
+                 goal):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
     the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays uniformly
     random cards with rule-following rows; sums[i] += player 1's playout_cost after card i
-    (``start``: the cows taken before; ``utility``: a two-player game's table or empty,
-    ``playout_cost``). Playout j draws from stream (seed, j) whatever the
-    card (common random numbers)."""
+    (``goal``: the objective, positions.objective.playout_goal). Playout j draws from
+    stream (seed, j) whatever the card (common random numbers)."""
     got = np.zeros(n, np.int64)
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
@@ -645,7 +554,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
             hands[:, :] = hands0
             pool[:] = pool0
             deal_hidden(hands, hidden, pool, n, k, rng)
-            got[:] = start
+            for p in range(n):
+                got[p] = np.int64(goal[G_TAKEN + p])
             for turn in range(k):
                 left = k - turn
                 for p in range(n):
@@ -660,7 +570,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                 for a in range(n):
                     got[owners[a]] += turns.play_option(table, cards[a], professional,
                                                         turns.RULE_OPTION)
-            sums[i] += playout_cost(objective, got, start, np.int64(0), utility)
+            sums[i] += playout_cost(goal, got, np.int64(0))
 
 
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
@@ -708,8 +618,7 @@ class TreeSearchBot(Bot):
         deadline = deadline_of(seconds)  # the tree's allocation counts too
         k, n = position.cards_left, position.players
         objective = self.params["objective"]
-        taken0 = start_taken(position, objective)
-        utility = win_utility(position, objective)
+        goal = playout_goal(position, objective)
         explore = self.params["c"]
         if explore is None:
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
@@ -723,8 +632,7 @@ class TreeSearchBot(Bot):
             count = sizer.size(min(chunk, iterations - done))
             ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                               done, count, stats, links, actions, used,
-                              OBJECTIVE_CODES[objective], taken0, explore,
-                              REWARD_SCALES[objective], utility)
+                              goal, explore, REWARD_SCALES[objective])
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -740,7 +648,7 @@ class TreeSearchBot(Bot):
 
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
-                      stats, links, actions, used, objective, start, explore, scale, utility):
+                      stats, links, actions, used, goal, explore, scale):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -749,8 +657,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
     path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
     child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes
     (the root, node 0, cleared by the caller; each node added is cleared here).
-    Each player's reward: -playout_cost(objective) / scale (``start``: cows taken before;
-    ``utility``: a two-player game's table or empty); ``explore``: the UCB constant."""
+    Each player's reward: -playout_cost / scale (``goal``: the objective,
+    positions.objective.playout_goal); ``explore``: the UCB constant."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -767,7 +675,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
         hands[:, :] = hands0
         pool[:] = pool0
         deal_hidden(hands, hidden, pool, n, k, rng)
-        cows[:] = start
+        for p in range(n):
+            cows[p] = np.int64(goal[G_TAKEN + p])
         node = 0
         depth = 0
         for turn in range(k):
@@ -836,7 +745,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                 cows[owners[a]] += turns.play_option(table, cards[a], professional,
                                                      turns.RULE_OPTION)
         for p in range(n):
-            reward[p] = -playout_cost(objective, cows, start, p, utility) / scale
+            reward[p] = -playout_cost(goal, cows, p) / scale
         for d in range(depth):
             for p in range(n):
                 c = path_cards[d, p]
@@ -906,9 +815,7 @@ def moment_of(position: Position, turn: Sequence[int],
             raise NimmtError(f"player {p + 1}'s card {turn[p]} is placed after player 1's: "
                              f"its choice is not made yet; give -1 in take_rows "
                              f"and tie_sides")
-    rows = position.rows if not lower else engine.resolve_turn(
-        position.rows, [turn[p] for p in lower], position.professional,
-        [take[p] for p in lower], [tie[p] for p in lower]).rows
+    rows = turns.rows_met(position.rows, turn, position.professional, take, tie, 0)
     options = turns.option_choices(rows, mine, position.professional)
     if len(options) < 2:
         raise NimmtError(f"player 1's card {mine} has one place to go in this turn; there is "

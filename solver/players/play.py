@@ -1,6 +1,6 @@
 """A game at the terminal: one human (seat 1) against bots, through the arena's ``Table``.
 
-``HumanGame.run`` deals rounds (``arena.deal_cards`` from (seed, 0, round)), asks the human
+``HumanGame.run`` deals rounds (``seats.deal_cards`` from (seed, 0, round)), asks the human
 through ``ask(prompt) -> str | None`` (None: end of input) and tells through ``say(text)``;
 the bots are ``bots.make_policy`` policies seeded like the arena's rotation 0 of deal 0.
 At a card prompt the human types a card, ``hint`` (the analysis of this decision), ``why
@@ -25,10 +25,11 @@ from ..kernels import engine
 from ..positions.position import Position
 from ..search.exact import estimate_nodes
 from ..search.line import principal_line
-from .arena import Table, bot_labels, bot_seed, deal_cards
+from .arena import bot_labels
 from .botmodel import analyse_any
 from .bots import RULE_BOTS, Bot, BotSpec, Decision, Moment, make_policy, rank_row_options
 from .records import GameRecorder
+from .seats import Table, bot_seed, deal_cards
 
 __all__ = ["HumanGame", "Quit", "Undo", "hint_model", "rows_text"]
 
@@ -315,7 +316,7 @@ class HumanGame:
                 self.say("round " + str(round_index) + ": " + ", ".join(
                     f"{self.labels[s]} {table.cows[s]} (total {self.totals[s]})"
                     for s in range(n)))
-                if rules.one_round or max(self.totals) >= rules.threshold:
+                if rules.game_over(self.totals):
                     break
         except Quit:
             return self.record

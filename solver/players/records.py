@@ -27,6 +27,7 @@ from ..base.rules import (
     MIN_PLAYERS,
     ROW_COUNT,
     deck_size,
+    game_over,
 )
 from ..positions.draft import ORDERS, ROUND_ROBIN, picker
 from ..positions.position import Position
@@ -294,7 +295,7 @@ def replay(record: Mapping[str, Any], check_cows: bool = True) -> list[ReplayedR
         out.append(ReplayedRound(i, tuple(scores), tuple(turns), cows, pickers, picks))
         scores = [a + b for a, b in zip(scores, cows)]
         if not last and (record.get("one_round") is True
-                         or max(scores) >= record.get("threshold", DEFAULT_THRESHOLD)):
+                         or game_over(scores, record.get("threshold", DEFAULT_THRESHOLD))):
             raise _fail(f"round {i + 2}", "the game had ended (" + (
                 "one round" if record.get("one_round") is True else
                 f"a total reached {record.get('threshold', DEFAULT_THRESHOLD)}") + ")")

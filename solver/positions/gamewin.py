@@ -26,12 +26,12 @@ from functools import lru_cache
 import numpy as np
 
 from ..base.errors import NimmtError
-from ..base.rules import COWS, deck_size
+from ..base.rules import COWS, deck_size, game_over, win_shares
 from ..kernels import engine
 from .position import Position
 
 __all__ = ["CONTINUATION_BOT", "CONTINUATION_ROUNDS", "CONTINUATION_SEED", "MAX_TABLE_THRESHOLD",
-           "check_game", "continuation", "game_kind", "lead_share", "round_cows", "share_at_end",
+           "check_game", "continuation", "game_kind", "round_cows", "share_at_end",
            "utility_table", "win_word"]
 
 CONTINUATION_BOT = "closest"   # the later rounds are played like this bot plays (self-play)
@@ -39,17 +39,6 @@ CONTINUATION_ROUNDS = 20_000   # rounds measured (a round's cows: about 0.05 cow
 CONTINUATION_SEED = 1
 MAX_TABLE_THRESHOLD = 500      # the dynamic programme costs threshold^2 x the round's support
 ROUND, GAME, LEAD = "round", "game", "lead"  # game_kind: what the win objective values
-
-
-def lead_share(totals: Sequence[int] | np.ndarray) -> float:
-    """Player 1's share of the fewest totals: 1/w when it is one of the w players with the
-    fewest, else 0.
-
-    >>> lead_share([3, 5]), lead_share([4, 4, 9]), lead_share([7, 2])
-    (1.0, 0.5, 0.0)
-    """
-    fewest = min(totals)
-    return 1.0 / list(totals).count(fewest) if totals[0] == fewest else 0.0
 
 
 @lru_cache(maxsize=16)
@@ -129,7 +118,7 @@ def win_word(position: Position) -> str:
 
 def check_game(position: Position) -> None:
     """A game's scores must leave it open: no total at the threshold before this round."""
-    if position.in_game and max(position.scores) >= position.game_threshold:
+    if position.in_game and game_over(position.scores, position.game_threshold):
         raise NimmtError(
             f"scores={','.join(map(str, position.scores))} already reach the threshold "
             f"{position.game_threshold}: the game ended before this round; give the scores "
@@ -142,11 +131,11 @@ def share_at_end(position: Position, taken: Sequence[int]) -> float:
     or the lead's (LEAD); see the module docstring."""
     kind = game_kind(position)
     if kind == ROUND:
-        return lead_share(taken)
+        return float(win_shares(taken)[0])
     check_game(position)
     totals = [s + t for s, t in zip(position.scores, taken)]
-    if kind == LEAD or max(totals) >= position.game_threshold:
-        return lead_share(totals)
+    if kind == LEAD or game_over(totals, position.game_threshold):
+        return float(win_shares(totals)[0])
     values = _continuation(position.variant, position.placement, position.game_threshold)
     return float(values[totals[0], totals[1]])
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..base.errors import BudgetExceeded, NimmtError, SearchInterrupted, SearchStopped, param
 from ..base.names import Method, Model, values
 from ..base.notice import work_clock
+from ..kernels.objective import OBJECTIVES
 from ..positions import gamewin
 from ..positions.position import Position, format_position
 from . import exact, montecarlo, nash
@@ -46,7 +47,6 @@ UNITS: dict[str, str] = {Model.RANDOM: "expected cows", Model.WORST: "guaranteed
                          Model.NASH: "game value"}
 # Monte Carlo with some later turns played by a policy: what its figures are (README)
 BOUND_UNIT = "upper bound on expected cows"
-OBJECTIVES = exact.OBJECTIVES
 # the objectives' units (cows: UNITS), by model; and Monte Carlo's bound with a policy
 OBJECTIVE_UNITS: dict[tuple[str, str], str] = {
     ("margin", Model.RANDOM): "expected margin",

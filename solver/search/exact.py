@@ -37,12 +37,12 @@ from ..base.errors import (
     param,
 )
 from ..base.notice import work_clock
-from ..base.rules import COWS, HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
+from ..base.rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
 from ..kernels.engine import copy_row, jit, jit_inline, row_table
+from ..kernels.objective import G_HIDDEN_SEATS, G_SEATS, G_TAKEN, G_WIN, cost_of_cows, end_cost
 from ..kernels.statekey import (
     L_WIDTH,
     OWNER_BITS_ANY,
-    TAKEN_BITS,
     key_layout,
     pack_key,
     pack_taken,
@@ -51,12 +51,12 @@ from ..kernels.statekey import (
 )
 from ..kernels.table import MAX_LOAD, Table, probe, rehash, store
 from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_option
-from ..positions import gamewin
+from ..positions.objective import goal_array, objective_value
 from ..positions.position import Position
 
-__all__ = ["ABORTED", "CardLine", "DEFAULT_MEMORY", "ExactResult", "FIRST_SLOTS", "G_HIDDEN_SEATS",
-           "G_TAKEN", "HITS", "MODEL_RANDOM", "OBJECTIVES", "OWNER_GONE", "OWNER_P1", "OWNER_POOL",
-           "cards_of", "cost_of_cows", "end_cost", "estimate_nodes", "goal_array", "memo_find",
+__all__ = ["ABORTED", "CardLine", "DEFAULT_MEMORY", "ExactResult", "FIRST_SLOTS", "HITS",
+           "MODEL_RANDOM", "OWNER_GONE", "OWNER_P1", "OWNER_POOL",
+           "cards_of", "estimate_nodes", "goal_array", "memo_find",
            "memo_store", "new_memo", "objective_value", "opponent_set_count", "owner_array",
            "pack_memo_key", "search_state", "seat_of", "solve_exact", "sort_hidden_seats"]
 
@@ -231,59 +231,20 @@ ADDED, BEST, ACC = range(3)
 VALUE, NOW, TOOK = range(3)
 
 # ---------------------------------------------------------------- objectives
-# What player 1 minimises (VALUE): a *cost* made of two parts, both from the ``goal``
-# array (float, named slots G_*) the caller builds (``goal_array``):
-#   - per cow taken: + goal[G_MINE] for player 1's, - goal[G_OTHERS] for anyone else's
-#     (cows: 1 and 0; margin: 1 and 1 / (players - 1));
-#   - at the end of the round, goal[G_WIN] x (1 - player 1's win share) over the seats'
-#     cows taken this round (win: 1, with G_MINE = G_OTHERS = 0). The share is of the
-#     fewest totals, a total being goal[G_SCORES + seat] + the seat's cows (the round's
-#     win: scores 0), or, when goal[G_TABLE_DIM] = d > 0 (a two-player game, solver/
-#     gamewin.py), goal[G_TABLE + d x player 1's cows + player 2's]: the table of player
-#     1's share of the game (ended, or its continuation) appended to the goal array.
-# Seats' cows taken so far are carried beside the row table (``held``, int64 by seat:
-# 0 player 1, 1 + j known opponent j, 1 + known count + t hidden hand t; the hidden hands
-# are one seat unless win tells two or more apart, "hidden seats" below) and saved in
-# each frame's HELD block; goal[G_TAKEN + seat] holds them at the root. Only win puts them
-# into the memo key (memo_layout's taken_seats).
-G_MINE, G_OTHERS, G_WIN, G_SEATS, G_TAKEN = range(5)
-G_HIDDEN_SEATS = G_TAKEN + MAX_PLAYERS  # hidden seats told apart (win, 2+ hidden hands), or 0
-G_SCORES = G_HIDDEN_SEATS + 1  # + seat: the game's score before this round
-G_TABLE_DIM = G_SCORES + MAX_PLAYERS
-G_TABLE = G_TABLE_DIM + 1
-GOAL_SLOTS = G_TABLE  # without a table
-OBJECTIVES = ("cows", "margin", "win")
+# What player 1 minimises (VALUE) is the cost that solver/kernels/objective.py encodes in
+# the ``goal`` array (cost_of_cows per cow, end_cost at the end of the round;
+# positions/objective.py's goal_array builds it). Seats' cows taken so far are carried
+# beside the row table (``held``, int64 by seat: 0 player 1, 1 + j known opponent j,
+# 1 + known count + t hidden hand t; the hidden hands are one seat unless win tells two or
+# more apart, "hidden seats" below) and saved in each frame's HELD block; goal[G_TAKEN +
+# seat] holds them at the root. Only win puts them into the memo key (memo_layout's
+# taken_seats).
 
 
 @jit_inline
 def seat_of(who, known_count):
     """The seat (index into ``held``) of owner code ``who``."""
     return known_count + 1 if who == OWNER_POOL else who - OWNER_P1
-
-
-@jit_inline
-def cost_of_cows(goal, mine, cows):
-    """The cost of ``cows`` taken by player 1 (mine) or by someone else."""
-    return cows * goal[G_MINE] if mine else -cows * goal[G_OTHERS]
-
-
-@jit_inline
-def end_cost(goal, held):
-    """The cost at the end of the round: goal[G_WIN] x (1 - player 1's share of the win:
-    the table's (G_TABLE_DIM > 0), else 1 / w when it is one of the w seats with the
-    fewest totals, score (G_SCORES) plus cows taken, else 0)."""
-    if goal[G_WIN] == 0.0:
-        return 0.0
-    dim = int(goal[G_TABLE_DIM])
-    if dim > 0:
-        return goal[G_WIN] * (1.0 - goal[G_TABLE + dim * held[0] + held[1]])
-    fewest, winners = held[0] + goal[G_SCORES], 0
-    for s in range(int(goal[G_SEATS])):
-        fewest = min(fewest, held[s] + goal[G_SCORES + s])
-    for s in range(int(goal[G_SEATS])):
-        winners += held[s] + goal[G_SCORES + s] == fewest
-    share = 1.0 / winners if held[0] + goal[G_SCORES] == fewest else 0.0
-    return goal[G_WIN] * (1.0 - share)
 
 
 @jit_inline
@@ -1017,74 +978,6 @@ def owner_array(position: Position) -> tuple[np.ndarray, int, int]:
         for c in position.pool:
             owner[c] = OWNER_POOL
     return owner, len(known), hidden
-
-
-def hidden_totals(goal: np.ndarray, position: Position, base: int) -> None:
-    """Hidden seats in a game (win, two or more hidden hands): the kernels sort the hidden
-    seats' cows (they are interchangeable, "hidden seats"), so their scores cannot stay by
-    seat. Each hidden seat carries its score above the lowest hidden score with its cows
-    (goal[G_TAKEN + seat]) and that lowest score as its score: the totals are the same, and
-    hidden seats with equal totals are alike. The cows' key bits (statekey.TAKEN_BITS) bound
-    how far apart the hidden scores may be."""
-    hidden = position.hidden_players
-    low = min(position.scores[p] for p in hidden)
-    in_play = sum(COWS[c] for c in range(1, position.deck_size + 1) if c not in position.gone)
-    for t, player in enumerate(hidden):
-        goal[G_TAKEN + base + t] += position.scores[player] - low
-        goal[G_SCORES + base + t] = low
-    widest = int(max(goal[G_TAKEN + base + t] for t in range(len(hidden)))) + in_play
-    if widest >= 1 << TAKEN_BITS:
-        raise NimmtError(
-            f"the hidden players' scores are too far apart for the win objective ({widest} "
-            f"cows above the lowest hidden score would not fit the search's {TAKEN_BITS}-bit "
-            "counts); give the hidden hands (p2=...) or use objective cows or margin")
-
-
-def goal_array(position: Position, objective: str = "cows") -> np.ndarray:
-    """The kernels' ``goal`` array (G_* slots, see "objectives") for ``objective``:
-    ``cows`` (player 1's cows), ``margin`` (player 1's cows minus the mean of the others'),
-    ``win`` (1 minus player 1's share of the fewest cows at the end of the round; needs
-    the cows taken so far, ``Position.taken_so_far``; two or more hidden hands are told
-    apart, see "hidden seats"; a position in a game, ``Position.in_game``, values the game
-    instead: solver/positions/gamewin.py, the scores by seat and, for two players, the table of the
-    game's share)."""
-    if objective not in OBJECTIVES:
-        raise NimmtError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
-    goal = np.zeros(GOAL_SLOTS)
-    goal[G_SEATS] = position.players
-    if objective == "cows":
-        goal[G_MINE] = 1.0
-    elif objective == "margin":
-        goal[G_MINE], goal[G_OTHERS] = 1.0, 1.0 / (position.players - 1)
-    else:
-        taken = position.taken_so_far
-        if taken is None:
-            raise NimmtError("the win objective needs each player's cows taken so far this "
-                             "round: add taken=... (player 1 first, e.g. taken=3,0)")
-        goal[G_WIN] = 1.0
-        known = [p for p, h in enumerate(position.hands) if p and h is not None]
-        seats = [0, *known, *position.hidden_players]
-        for seat, player in enumerate(seats):
-            goal[G_TAKEN + seat] = taken[player]
-        if len(position.hidden_players) > 1:
-            goal[G_HIDDEN_SEATS] = len(position.hidden_players)
-        if position.in_game:
-            gamewin.check_game(position)
-            for seat, player in enumerate(seats):
-                goal[G_SCORES + seat] = position.scores[player]
-            if len(position.hidden_players) > 1:
-                hidden_totals(goal, position, len(known) + 1)
-            table = gamewin.utility_table(position)
-            if table is not None:  # two players: seat 1 is player 2, known or hidden
-                goal[G_TABLE_DIM] = table.shape[0]
-                goal = np.concatenate([goal, table.ravel()])
-    return goal
-
-
-def objective_value(objective: str, cost: float) -> float:
-    """A kernel's cost as the objective's value: cows and margin as they are, win as the
-    probability of winning (1 - cost)."""
-    return 1.0 - cost if objective == "win" else cost
 
 
 def opponent_set_count(position: Position, cards_left: int | None = None) -> int:

@@ -15,12 +15,12 @@ import numpy as np
 
 from ..base.batch import Backend, run_units
 from ..base.intervals import mean_interval
-from ..base.rules import HAND_SIZE, NimmtError, Rules
+from ..base.rules import HAND_SIZE, NimmtError, Rules, win_shares
 from ..kernels import engine
 from ..positions.position import Position
 
 __all__ = ["Estimate", "SeatStats", "SimulationResult", "deal_position", "play_random_turns",
-           "simulate", "win_shares"]
+           "simulate"]
 
 def deal_position(rules: Rules, cards_left: int = HAND_SIZE, seed: int = 0,
                   bots: Sequence[str] | None = None) -> Position:
@@ -127,13 +127,6 @@ class SimulationResult:
     @property
     def complete(self) -> bool:
         return self.games == self.games_asked
-
-
-def win_shares(totals: np.ndarray) -> np.ndarray:
-    """Per game and player: 1/w if the player is one of the w players with fewest cows."""
-    best = totals.min(axis=1, keepdims=True)
-    winners = totals == best
-    return winners / winners.sum(axis=1, keepdims=True)
 
 
 def play_games_unit(args: tuple[Rules, tuple[str, ...], int, int, int, int,

@@ -48,6 +48,7 @@ from ..kernels.engine import (
     rng_seed,
     row_table,
 )
+from ..kernels.objective import G_HIDDEN_SEATS, G_TAKEN, cost_of_cows, end_cost
 from ..kernels.statekey import L_WIDTH
 from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn
 from ..positions import gamewin
@@ -56,16 +57,12 @@ from . import exact
 from .exact import (
     ABORTED,
     FIRST_SLOTS,
-    G_HIDDEN_SEATS,
-    G_TAKEN,
     HITS,
     MODEL_RANDOM,
     OWNER_GONE,
     OWNER_P1,
     OWNER_POOL,
     cards_of,
-    cost_of_cows,
-    end_cost,
     memo_find,
     memo_store,
     new_memo,

@@ -1,0 +1,127 @@
+"""The playout bots (``mcs``, ``ismcts``) under each objective, before and after a change:
+seconds per decision of this code and of the checkout DIR, side by side, on the same
+positions and seeds, and how far their values agree.
+
+    python benchmarks/playouts.py --old DIR [--rounds 3] [--decisions 3]
+
+Each side runs in its own process (``checkouts.py``: the checkout imported as ``solver``,
+numba's cache a folder of its own), sides alternating, the best of ``--rounds`` kept. The
+positions: two-player tactical with known hands, four-player standard with hidden hands,
+each under cows, margin and win, and a position in a game (two players: the game's table;
+three: the lead). Per row: the bot, the position, old and new seconds per decision, new/old,
+and the largest difference between the two sides' card values (mcs: mean playout cost;
+ismcts: root visits). Prints a Markdown table; nothing here is asserted by the tests.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from tabulate import tabulate
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.positions.position import format_position  # noqa: E402
+from nimmt.solver.search.game import deal_position  # noqa: E402
+
+from checkouts import CHILD_PRELUDE, checkout_env  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+# stdout: JSON list of (seconds per decision, {card: value}) per job.
+SIDE = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+bots = module("solver", "bots")
+parse_position = module("solver", "position").parse_position
+jobs, decisions = json.load(sys.stdin)
+out = []
+for spec, text in jobs:
+    position = parse_position(text)
+    bot = bots.make_policy(spec, seed=1)
+    score = bot.values if hasattr(bot, "values") else bot.visits
+    score(position)  # the kernels loaded and the bot's buffers made
+    t = time.perf_counter()
+    for _ in range(decisions):
+        values = score(position)
+    out.append(((time.perf_counter() - t) / decisions, {str(c): v for c, v in values.items()}))
+print(json.dumps(out))
+"""
+
+
+def positions() -> list[tuple[str, str]]:
+    """(name, notation) of the positions measured."""
+    two = format_position(deal_position(Rules("tactical", 2), 10, seed=1))
+    four = format_position(deal_position(Rules("standard", 4), 10, seed=2))
+    three = format_position(deal_position(Rules("tactical", 3), 10, seed=3))
+    return [("2p tactical k=10", two), ("4p standard k=10", four),
+            ("2p game (table)", two + " scores=20,30 threshold=66"),
+            ("3p game (lead)", three + " scores=20,30,10 threshold=66")]
+
+
+def jobs() -> list[tuple[str, str, str]]:
+    """(position name, bot spec, notation) of every measurement."""
+    found = []
+    for name, text in positions():
+        objectives = ("cows", "margin", "win") if "game" not in name else ("win",)
+        for objective in objectives:
+            for bot in ("mcs:playouts=2000", "ismcts:iterations=4000"):
+                found.append((name, f"{bot},objective={objective}", text))
+    return found
+
+
+def measure(root: str, work: list[tuple[str, str, str]], decisions: int) -> list:
+    """One side's run: (seconds per decision, values) per job."""
+    done = subprocess.run([sys.executable, "-c", CHILD_PRELUDE + SIDE, root],
+                          input=json.dumps([[[spec, text] for _, spec, text in work],
+                                            decisions]),
+                          cwd=root, capture_output=True, text=True, env=checkout_env(root))
+    if done.returncode:
+        raise SystemExit(f"{root}: the playouts failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def compare_table(old: str, rounds: int, decisions: int) -> list[list]:
+    """Old and new on the same jobs, sides alternating, the best time of ``rounds``."""
+    work = jobs()
+    best: dict = {}
+    for _ in range(rounds):
+        for side, root in (("old", old), ("new", ROOT)):
+            for i, got in enumerate(measure(root, work, decisions)):
+                if (side, i) not in best or got[0] < best[side, i][0]:
+                    best[side, i] = got
+    rows = []
+    for i, (name, spec, _) in enumerate(work):
+        (t_old, v_old), (t_new, v_new) = best["old", i], best["new", i]
+        gap = max(abs(v_old[c] - v_new[c]) for c in v_old)
+        rows.append([spec, name, f"{t_old * 1000:.1f}", f"{t_new * 1000:.1f}",
+                     f"{t_new / t_old:.3f}", f"{gap:.2g}"])
+    t_old = sum(best["old", i][0] for i in range(len(work)))
+    t_new = sum(best["new", i][0] for i in range(len(work)))
+    rows.append(["all", "", f"{t_old * 1000:.1f}", f"{t_new * 1000:.1f}",
+                 f"{t_new / t_old:.3f}", ""])
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--old", metavar="DIR", required=True,
+                        help="a checkout to compare with (e.g. a git worktree of main)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--decisions", type=int, default=3)
+    args = parser.parse_args()
+    print(f"Playout bots before ({args.old}) and after ({ROOT}), ms per decision, best of "
+          f"{args.rounds} rounds of {args.decisions} decisions:\n")
+    print(tabulate(compare_table(args.old, args.rounds, args.decisions),
+                   headers=["bot", "position", "old ms", "new ms", "new/old", "value gap"],
+                   tablefmt="github"))
+
+
+if __name__ == "__main__":
+    main()
