@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -23,6 +24,18 @@ if TYPE_CHECKING:
 from .solver.base.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
 from .solver.base.names import Method, Model, Placement, Variant
 from .solver.base.rules import DEFAULT_THRESHOLD, Rules, cut, plural
+from .solver.faces.options import BadValue, parse_size
+from .solver.faces.report import (
+    deal_plan_table,
+    deals_report,
+    render_analysis,
+    render_arena,
+    render_draft_analysis,
+    render_simulation,
+    render_turn,
+    render_unfinished,
+    simulation_json,
+)
 from .solver.positions.position import Position, format_position, load_position
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -240,54 +253,21 @@ class OutputPath(click.ParamType):
         return value
 
 
-def physical_memory() -> int | None:
-    """This machine's RAM in bytes (None where the system does not say)."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 class SizeType(click.ParamType):
     """A memory size with its unit: 4G, 512M, 1.5G (K, M, G, T; powers of 1024). At most
-    the machine's RAM; a default above it is lowered to it."""
+    the machine's RAM; a default above it is lowered to it (``options.parse_size``)."""
 
     name = "SIZE"
-    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
     def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
-        text = str(value).strip().lower().removesuffix("ib").removesuffix("b")
-        scale = self.units.get(text[-1:], None)
-        number = text[:-1] if scale else text
-        try:
-            size = float(number) * (scale or 1)
-        except ValueError:
-            size = math.nan
-        if not math.isfinite(size):
-            self.fail(f"{cut(value)!r} is not a size; write for example 4G or 512M", param, ctx)
-        if scale is None:
-            ram = physical_memory()
-            # suggest only the units that make it a size this option takes (0: none does)
-            fits = [f"{cut(str(value).strip())}{u}" for u in ("G", "M")
-                    if 2**20 <= size * self.units[u.lower()] <= (ram or math.inf)]
-            self.fail(f"{cut(value)!r} has no unit; write "
-                      + (f"for example {' or '.join(fits)}" if fits else
-                         "a size of at least 1M, for example 4G or 512M")
-                      + " (K, M, G, T)", param, ctx)
-        if size < 2**20:
-            self.fail(f"{value!r} is too small; give at least 1M", param, ctx)
-        ram = physical_memory()
-        if ram and size > ram:
-            from click.core import ParameterSource
+        from click.core import ParameterSource
 
-            if ctx is not None and param is not None and \
-                    ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT:
-                return ram
-            self.fail(f"{value!r} is more than this machine's memory ({ram / 2**30:.1f} GiB); "
-                      f"give at most {math.floor(ram / 2**30)}G", param, ctx)
-        return int(size)
+        default = (ctx is not None and param is not None
+                   and ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT)
+        try:
+            return parse_size(value, default=default)
+        except BadValue as e:
+            self.fail(str(e), param, ctx)
 
 
 def seed_option(f):
@@ -415,7 +395,7 @@ def show(position: Any) -> None:
       nimmt show "players=2 rows=3,7,12/14,16/19,20,21/23 hand=13,18,22 gone=1,2,4,5,6,8,9,10,11"
       nimmt show "variant=logic players=2 phase=draft hand=3,17 p2=6,12"
     """
-    from .solver.faces.render import render_position
+    from .solver.faces.report import render_position
     from .solver.positions.draft import DraftPosition, render_draft
 
     if isinstance(position, DraftPosition):
@@ -425,120 +405,6 @@ def show(position: Any) -> None:
 
 
 # ---------------------------------------------------------------- analyse
-
-def _group_cards(analysis) -> list[tuple[list[int], Any]]:
-    """Cards whose every figure is equal share a table line (exact results only)."""
-    groups: list[tuple[list[int], Any]] = []
-    for c in analysis.cards:
-        if groups and analysis.method == "exact":
-            last = groups[-1][1]
-            if all(abs(a - b) <= 1e-9 for a, b in ((c.value, last.value),
-                                                    (c.cows_now, last.cows_now),
-                                                    (c.take_probability, last.take_probability))):
-                groups[-1][0].append(c.card)
-                continue
-        groups.append(([c.card], c))
-    return groups
-
-
-def _stopped_line(stopped: str | None, samples: int | None) -> str:
-    """Why a sampled analysis has fewer samples than asked (``stopped``: 'interrupted' or
-    'time limit'), and how many its figures use."""
-    why = {"interrupted": "interrupted (Ctrl-C)",
-           "time limit": "stopped by the time limit"}.get(stopped or "", "stopped early")
-    return f"{why} after {samples or 0:,} samples per card: the figures use those"
-
-
-def render_analysis(analysis, tablefmt: str, show_p2: bool = False,
-                    verified: bool = False) -> str:
-    """The analysis as a table (``tablefmt``: a tabulate format). nash only: ``show_p2``
-    adds player 2's side; ``verified`` says the strategies passed the best-response check
-    (--both-sides and --verify: options of the rendering, never stored in the result)."""
-    from .solver.search.montecarlo import Z95
-
-    pos = analysis.position
-    unit = analysis.unit
-    mc = analysis.method == Method.MONTECARLO
-    objective = analysis.extra.get("objective", "cows")
-    lines = [f"{pos.variant}, {pos.players} players, {pos.placement} placement, "
-             f"{pos.cards_left} card{'s' if pos.cards_left != 1 else ''} left each; "
-             f"opponents: {analysis.opponents} ({unit} to the end of the round)"
-             + (f"; objective: {objective}" if objective != "cows" else ""),
-             f"method: {analysis.method} ({analysis.reason}); "
-             + (f"{analysis.nodes:,} nodes in {analysis.seconds:.3f} s"
-                if analysis.method == Method.EXACT else f"{analysis.seconds:.3f} s")
-             + (f"; seed {analysis.extra['seed']}" if mc else "")]
-    if analysis.later_play:
-        lines.append(f"samples: {analysis.cards[0].samples:,} per card; {analysis.later_play}")
-    if mc and "quantity" in analysis.extra:
-        lines.append(f"the figures estimate: {analysis.extra['quantity']}")
-    if not analysis.complete:
-        lines.append(_stopped_line(analysis.extra.get("stopped"), analysis.cards[0].samples))
-    nash = analysis.opponents == Model.NASH
-    if nash:
-        e = analysis.extra
-        lines.append(f"game value {analysis.value:.4f} (your cows minus player 2's); under the "
-                     f"equilibrium you expect {e['p1_expected_cows']:.3f} cows, player 2 "
-                     f"{e['p2_expected_cows']:.3f}; states decided: {e['matrix_games']:,} by LP"
-                     + (f" ({e['oracle_games']:,} of them by a double oracle)"
-                        if e.get('oracle_games') else "") + ", "
-                     f"{e['saddle_points']:,} by a saddle point of the whole matrix, "
-                     f"{e['best_reply_saddles']:,} by best replies"
-                     + (f", {e['bound_cutoffs']:,} by a bound (alpha-beta)"
-                        if e['bound_cutoffs'] else ""))
-    now_label = "cows now" if analysis.opponents != Model.WORST else "cows now (line)"
-    headers = ["card", "EV vs p2's equilibrium" if nash else unit, "regret"]
-    headers += ["± stderr", "95% interval"] if mc else []
-    in_cows = objective == "cows"
-    headers += ["frequency"] if nash else ["P(take now)", now_label] + (["later"] if in_cows
-                                                                       else [])
-    rows = []
-    for cards, c in _group_cards(analysis):
-        row = [", ".join(map(str, cards)), f"{c.value:.3f}", f"{c.regret:.3f}"]
-        if mc:
-            row += [f"{c.stderr:.3f}", f"[{c.ci95[0]:.3f}, {c.ci95[1]:.3f}]"]
-        if nash:
-            row += [f"{c.frequency:.3f}"]
-        else:
-            row += [f"{c.take_probability:.3f}", f"{c.cows_now:.3f}"]
-            row += [f"{c.cows_later:.3f}"] if in_cows else []
-        rows.append(row)
-    table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
-                     colalign=["left"] + ["right"] * (len(headers) - 1))
-    if nash and show_p2:
-        p2 = sorted(analysis.extra["p2_strategy"], key=lambda c: (-c["value"], c["card"]))
-        table += "\n\nplayer 2's side (EV against your equilibrium strategy; player 2 maximises)\n"
-        table += tabulate([[c["card"], f"{c['value']:.3f}", f"{c['frequency']:.3f}"] for c in p2],
-                          headers=["p2 card", "EV vs your equilibrium", "frequency"],
-                          tablefmt=tablefmt, disable_numparse=True)
-    if nash and verified:
-        table += (f"\n\nverify: best responses at the root give back the value within "
-                  f"{analysis.extra['exploitability']:.1e} (exploitability)")
-    best = analysis.cards[0]
-    tied = [c.card for c in analysis.cards if c.regret <= 1e-9]
-    verdict = f"best: {', '.join(map(str, tied))} ({unit} {best.value:.3f})"
-    rest = [c for c in analysis.cards if c.regret > 1e-9]
-    if mc:
-        # the interval, not "± half-width": it stays inside the value's range (cows >= 0,
-        # a probability in [0, 1]) where a symmetric one would not
-        verdict = verdict[:-1] + f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])"
-        noisy = [c for c in rest if c.regret_stderr is not None
-                 and c.regret <= Z95 * c.regret_stderr]  # the difference's 95% interval holds 0
-        if noisy:
-            names = ", ".join(str(c.card) for c in noisy[:-1])
-            names = f"{names} and {noisy[-1].card}" if names else str(noisy[0].card)
-            diffs = ", ".join(f"{c.regret:.3f} ± {Z95 * c.regret_stderr:.3f}" for c in noisy)
-            verdict += (f"; {names} {'is' if len(noisy) == 1 else 'are'} within the noise "
-                        f"(difference{'s' if len(noisy) > 1 else ''} {diffs}; 95%)")
-        elif rest:
-            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
-                        f"{Z95 * rest[0].regret_stderr:.3f} more")
-    elif rest:
-        verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
-    if tablefmt == "github":
-        return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
-    return "\n".join(lines + ["", table, "", verdict])
-
 
 @cli.command(context_settings=CONTEXT)
 @ANY_POSITION
@@ -623,6 +489,7 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
     """
     from click.core import ParameterSource
 
+    from .solver.faces.options import AnalyseOptions
     from .solver.faces.queries import AnalyseAnswer, OptionError, analyse_answer
     from .solver.positions.draft import DraftPosition
 
@@ -649,13 +516,14 @@ def analyse(position: Any, opponents: str, method: str, objective: str, samples:
         close_exact()
         progress(step)
 
+    options = AnalyseOptions(
+        position, opponents=opponents, method=method, objective=objective, samples=samples,
+        time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
+        both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
+        round_bots=round_bots, solution=solution, seed=seed, given=tuple(given))
     try:
         answer = analyse_answer(
-            position, opponents=opponents, method=method, samples=samples, seed=seed,
-            time_limit=time_limit, max_nodes=max_nodes, memory=memory, workers=workers,
-            both_sides=both_sides, verify=verify, turn=turn, drafters=drafters,
-            round_bots=round_bots, given=given, objective=objective,
-            solution=solution,
+            **options.arguments(),
             progress=sampled if not draft and opponents != Model.NASH else progress,
             exact_progress=exact_bar)
     except OptionError as e:
@@ -701,175 +569,23 @@ def _echo_answer(answer: Any, fmt: str, both_sides: bool, verify: bool) -> None:
 cli.add_command(analyse, name="analyze")
 
 
-def render_turn(answer, tablefmt: str) -> str:
-    """``analyse --turn``: every row choice of your card in that turn, best first."""
-    from .solver.search.analysis import UNITS
-
-    position, cards, opponents, choices = (answer.position, answer.turn, answer.opponents,
-                                           answer.result)
-    unit = UNITS[opponents]
-    now = "your cows - p2's now" if opponents == Model.NASH else "cows now"
-    head = (f"{position.variant}, {position.players} players, {position.placement} "
-            f"placement; turn {','.join(map(str, cards))}: your {cards[0]} has a choice; "
-            f"opponents: {opponents} ({unit} to the end of the round)")
-    rows = [[c.label + (" (rule-following)" if c.rule else ""), f"{c.cows_now:.3f}",
-             f"{c.later:.3f}", f"{c.value:.3f}", f"{c.regret:.3f}"] for c in choices]
-    table = tabulate(rows, headers=["choice", now, "later (best card after)", unit, "regret"],
-                     tablefmt=tablefmt, disable_numparse=True)
-    best = choices[0]
-    return "\n".join([head, table, f"\nbest: {best.label} ({unit} {best.value:.3f})"])
-
-
 def _echo_unfinished(stopped, position: Position, opponents: str, fmt: str) -> None:
     """The cards an exact search finished before it stopped, marked incomplete (nothing
     when it finished none). Cards are solved in hand order, so no best card is claimed."""
     if not stopped.finished:
         return
-    from .solver.search.analysis import UNITS
-
-    unit = UNITS[opponents]
-    head = (f"incomplete: exact search ({opponents}) stopped ({stopped.reason}) after "
-            f"{stopped.nodes:,} nodes in {stopped.seconds:.1f} s; {len(stopped.finished)} of "
-            f"{stopped.cards_total} cards solved, the others unknown")
     if fmt == "json":
         from .solver.faces.queries import unfinished_json
 
         click.echo(json.dumps(unfinished_json(stopped, position, opponents), indent=2))
         return
-    rows = [[c.card, f"{c.value:.3f}", f"{c.take_probability:.3f}", f"{c.cows_now:.3f}",
-             f"{c.value - c.cows_now:.3f}"] for c in stopped.finished]
+    head, table = render_unfinished(stopped, opponents,
+                                    "github" if fmt == "markdown" else "simple")
     click.echo(head + "\n")
-    click.echo(tabulate(rows, headers=["card", unit, "P(take now)", "cows now", "later"],
-                        tablefmt="github" if fmt == "markdown" else "simple",
-                        disable_numparse=True, colalign=["left"] + ["right"] * 4))
-
-
-# ---------------------------------------------------------------- the logic draft
-
-def _seat_list(names: tuple[str, ...]) -> str:
-    if len(set(names)) == 1:
-        return f"{names[0]} (every seat)"
-    return ", ".join(f"p{i} {b}" for i, b in enumerate(names, 1))
-
-
-def render_draft_analysis(result, tablefmt: str) -> str:
-    """A draft analysis as a table (``tablefmt``: a tabulate format), best card first."""
-    from .solver.base.rules import card_cows
-
-    d = result.draft
-    mc = result.method == "montecarlo"
-    lines = [f"logic draft, {d.players} players, {d.placement} placement, pick "
-             f"{d.picks_done + 1} of {10 * d.players} ({d.order} from player {d.start}), "
-             f"{plural(len(d.pool), 'card')} open; expected cows in the round after the draft",
-             f"drafters: {_seat_list(result.drafters)}; round: {_seat_list(result.round_bots)}",
-             f"method: {result.method} ({result.reason}); {result.seconds:.3f} s"
-             + (f"; seed {result.seed}" if mc else "")]
-    if mc:
-        lines.append(f"samples: {result.cards[0].samples:,} per card")
-    lines.append(f"the figures: {result.quantity}")
-    if not result.complete:
-        lines.append(_stopped_line(result.extra.get("stopped"), result.cards[0].samples))
-    headers = ["card", "cows on it", "expected cows", "regret"]
-    headers += ["± stderr", "95% interval"] if mc else []
-    headers += ["others' cows"]
-    rows = []
-    for c in result.cards:
-        row = [str(c.card), str(card_cows(c.card)), f"{c.value:.3f}", f"{c.regret:.3f}"]
-        if mc:
-            row += [f"{c.stderr:.3f}", f"[{c.ci95[0]:.3f}, {c.ci95[1]:.3f}]"]
-        rows.append(row + [f"{c.others:.3f}"])
-    table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
-                     colalign=["left"] + ["right"] * (len(headers) - 1))
-    from .solver.search.montecarlo import Z95
-
-    best = result.cards[0]
-    tied = [c.card for c in result.cards if c.regret <= 1e-9]
-    verdict = f"best: {', '.join(map(str, tied))} (expected cows {best.value:.3f}"
-    verdict += f", 95% [{best.ci95[0]:.3f}, {best.ci95[1]:.3f}])" if mc else ")"
-    rest = [c for c in result.cards if c.regret > 1e-9]
-    if mc:
-        noisy = [c for c in rest if c.regret <= Z95 * c.regret_stderr]
-        if noisy:
-            shown = ", ".join(str(c.card) for c in noisy[:8]) + (", ..." if len(noisy) > 8
-                                                                 else "")
-            verdict += (f"; within the noise (95% interval of the difference holds 0): "
-                        f"{shown}")
-        elif rest:
-            verdict += (f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} ± "
-                        f"{Z95 * rest[0].regret_stderr:.3f} more")
-    elif rest:
-        verdict += f"; the next best, {rest[0].card}, costs {rest[0].regret:.3f} more"
-    if tablefmt == "github":
-        return "\n\n".join(["**" + lines[0] + "**", "  \n".join(lines[1:]), table, verdict])
-    return "\n".join(lines + ["", table, "", verdict])
+    click.echo(table)
 
 
 # ---------------------------------------------------------------- engine
-
-def command_options(command: click.Command, params: dict[str, Any]) -> dict[str, Any]:
-    """An engine request's params read by ``command``'s own click options, as the command
-    line reads them (the same checks and messages): names as the options' (``time_limit``
-    or ``time-limit``), the argument by its name (``position``); ``given`` lists the
-    options set. ``--format`` is the protocol's own (JSON) and is refused."""
-    from click.core import ParameterSource
-
-    from .solver.faces.protocol import ParamsError
-
-    by_name: dict[str, click.Parameter] = {}
-    for p in command.params:
-        if p.name and p.name != "fmt":
-            by_name[p.name] = p
-            for opt in p.opts:
-                by_name[opt.lstrip("-").replace("-", "_")] = p
-    argv: list[str] = []
-    arguments: list[str] = []
-    keys: dict[str, str] = {}  # option's name -> the key the request used, for messages
-    for key, value in params.items():
-        found = by_name.get(str(key).replace("-", "_"))
-        if found is not None and found.name:
-            keys[found.name] = str(key)
-        if found is None:
-            names = sorted({q.name for q in by_name.values() if q.name})
-            raise ParamsError(f"{command.name} has no parameter {str(key)[:40]!r}; its "
-                              f"parameters: {', '.join(names)}")
-        option = found
-        if value is None:
-            continue
-        if isinstance(option, click.Option) and option.is_flag:
-            if not isinstance(value, bool):
-                raise ParamsError(f"{key} is true or false; got {json.dumps(value)[:40]}")
-            if value:
-                argv.append(next(o for o in option.opts if o.startswith("--")))
-            continue
-        if isinstance(value, (bool, dict)) or isinstance(value, list) and not all(
-                isinstance(v, (int, str)) and not isinstance(v, bool) for v in value):
-            raise ParamsError(f"{key} takes a value (a string or a number); got "
-                              f"{json.dumps(value)[:40]}")
-        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-        if isinstance(option, click.Argument):
-            arguments.append(text)
-        else:
-            long = next(o for o in option.opts if o.startswith("--"))
-            argv.append(f"{long}={text}")
-    try:
-        ctx = command.make_context(command.name, argv + ["--"] + arguments,
-                                   parent=click.Context(cli, info_name="nimmt"))
-    except click.MissingParameter as e:  # (a BadParameter: first)
-        key = e.param.name if e.param and e.param.name else "a param"
-        raise ParamsError(f"{key} is required" + (
-            ": the notation, a built-in example's name or a position file, as a string"
-            if key == "position" else "")) from None
-    except click.BadParameter as e:  # named as the request names it, never as a flag
-        key = keys.get(e.param.name, e.param.name) if e.param and e.param.name else "a param"
-        raise ParamsError(_short_quotes(f"Invalid value for '{key}': {e.message}"
-                                        .replace("\n", " "))) from None
-    except click.UsageError as e:
-        raise ParamsError(_short_quotes(e.format_message().replace("\n", " "))) from None
-    options = {k: v for k, v in ctx.params.items() if k != "fmt"}
-    options["given"] = [k for k in ctx.params
-                        if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT]
-    return options
-
 
 @cli.command(context_settings=CONTEXT)
 @click.option("--default-bot", default=None, metavar="BOT",
@@ -894,8 +610,7 @@ def engine(default_bot: str | None, time_limit: float | None,
     """
     from .solver.faces.protocol import Engine
 
-    server = Engine(sys.stdout, analyse_options=lambda p: command_options(analyse, p),
-                    default_bot=default_bot, time_limit=time_limit,
+    server = Engine(sys.stdout, default_bot=default_bot, time_limit=time_limit,
                     progress_interval=progress_interval)
     protocol_out = sys.stdout
     sys.stdout = sys.stderr  # whatever else prints cannot break the protocol's lines
@@ -1052,38 +767,84 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
       nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \\
         --root-cells needed
     """
-    from .solver.search.game import deal_position, play_random_turns
-    from .solver.search.nash import (
-        check_nash_position,
-        estimate_bytes,
-        estimate_states,
-        largest_fitting_k,
-        solve_nash,
-    )
-
     used = _fresh_seed(seed)
     if deals is not None:
-        if position is not None:
-            _usage("--deals deals its own positions; drop POSITION or --deals")
-        if checkpoint is not None or by_cell or root_cells != "all":
-            _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
-                   "drop them or --deals")
+        _check_deals_options(position, checkpoint, by_cell, root_cells)
         from .solver.base.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
                      cards_left, memory, spill, workers, output, fmt, replace)
         return
+    _check_one_deal_options(jobs, scheduler, dask_local, by_cell, spill)
+    dealt = position is None
+    start = _deal_to_solve(position, variant, placement, cards_left, used)
+    fit, plan = _deal_plan(start, memory, spill, replace, by_cell)
+    from .solver.search.game import play_random_turns
+
+    position = play_random_turns(start, start.cards_left - fit, used)  # what does not fit
+    run = _DealRun(position, fit, memory, workers, time_limit, spill, replace, root_cells,
+                   by_cell, (jobs, scheduler, dask_local), checkpoint)
+    solved = _solve_root_cells(run)
+    from .solver.search.analysis import from_nash
+    from .solver.search.deals import solution_json, write_solution
+
+    solution = solution_json(position, solved, deal=format_position(start), seed=used,
+                             solved_from=fit)
+    if output:
+        write_solution(output, solution)
+    if fmt == "json":
+        click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
+                               "solved_from": fit,
+                               "analysis": from_nash(position, solved).to_json(),
+                               "solution": solution}, indent=2))
+        return
+    click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
+    click.echo(deal_plan_table(plan))
+    if fit < start.cards_left:
+        click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
+                   f"(seed {used}) played {plural(start.cards_left - fit, 'turn')}, solving "
+                   f"from {plural(fit, 'card')} left:")
+    click.echo("")
+    click.echo(render_analysis(from_nash(position, solved), "simple", show_p2=True))
+    _echo_solve_notes(run, solved)
+    if output:
+        click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
+                   f"{output} answers its first turn (POSITION: the position solved)")
+
+
+def _check_deals_options(position: Position | None, checkpoint: str | None, by_cell: bool,
+                         root_cells: str) -> None:
+    """``solve-deal --deals``: the options that apply to one deal only are refused."""
+    if position is not None:
+        _usage("--deals deals its own positions; drop POSITION or --deals")
+    if checkpoint is not None or by_cell or root_cells != "all":
+        _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
+               "drop them or --deals")
+
+
+def _check_one_deal_options(jobs: int, scheduler: str | None, dask_local: int | None,
+                            by_cell: bool, spill: str | None) -> None:
+    """``solve-deal`` of one deal: the batch options need --by-cell, which takes no
+    --spill."""
     if (jobs != 1 or scheduler is not None or dask_local is not None) and not by_cell:
         _usage("--jobs, --scheduler and --dask-local apply to --deals and --by-cell (one "
                "solve uses --workers threads)")
     if by_cell and spill is not None:
         _usage("--by-cell solves each cell in a table of its own in memory; drop --spill "
                "(--replace keeps a cell within --memory)")
-    dealt = position is None
+
+
+def _deal_to_solve(position: Position | None, variant: str, placement: str, cards_left: int,
+                   seed: int) -> Position:
+    """The position given, or one dealt from ``seed``; refused before any work unless it
+    has 2 players with both hands known."""
+    from .solver.search.game import deal_position
+    from .solver.search.nash import check_nash_position
+
     if position is None:
-        position = deal_position(Rules(variant, 2, placement), cards_left, used)
+        position = deal_position(Rules(variant, 2, placement), cards_left, seed)
     try:
-        check_nash_position(position)  # before any work: 2 players, both hands known
+        check_nash_position(position)
     except NimmtError:
         hidden = len(position.hidden_players)
         raise NimmtError(
@@ -1091,6 +852,15 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             f"{plural(position.players, 'player')}"
             + (f", {plural(hidden, 'hand')} hidden" if hidden else "")
             + "; analyse it with nimmt analyse POSITION --opponents random (or worst)") from None
+    return position
+
+
+def _deal_plan(position: Position, memory: int, spill: str | None, replace: bool,
+               by_cell: bool) -> tuple[int, list[dict[str, Any]]]:
+    """The cards left to solve from (the largest that fits ``memory``; all of them with
+    --spill or --replace) and, per cards left, the states, bytes and whether they fit."""
+    from .solver.search.nash import estimate_bytes, estimate_states, largest_fitting_k
+
     k = position.cards_left
     if spill is not None or replace:
         fit = k
@@ -1104,90 +874,101 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
             for j in range(k, 0, -1)]
     if fit == 0:
         _fail("not even one card fits the memory budget; raise --memory")
-    start = position
-    position = play_random_turns(position, k - fit, used)  # the turns that do not fit
-    from .solver.search.analysis import from_nash
-    from .solver.search.deals import (
-        CellsStopped,
-        Checkpoint,
-        solution_json,
-        solve_by_cells,
-        write_solution,
-    )
+    return fit, plan
 
-    kept = Checkpoint(checkpoint, position) if checkpoint else None
-    if kept is not None and kept.older:
-        click.echo(f"note: {kept.older} of the {len(kept.cells)} root cells in {checkpoint} "
+
+@dataclass(frozen=True)
+class _DealRun:
+    """One deal's solve as ``solve-deal`` was asked for it (``backend``: --jobs,
+    --scheduler and --dask-local, for --by-cell)."""
+
+    position: Position
+    fit: int
+    memory: int
+    workers: int | None
+    time_limit: float | None
+    spill: str | None
+    replace: bool
+    root_cells: str
+    by_cell: bool
+    backend: tuple[int, str | None, int | None]
+    checkpoint: str | None
+
+    def make_backend(self) -> Any:
+        """The batch backend of --by-cell."""
+        from .solver.base.batch import Backend
+
+        return Backend(*self.backend)
+
+
+def _open_checkpoint(path: str | None, position: Position) -> Any:
+    """--checkpoint's root cells (None without it), with a note when some were solved by
+    another version of the search."""
+    if not path:
+        return None
+    from .solver.search.deals import Checkpoint
+
+    kept = Checkpoint(path, position)
+    if kept.older:
+        click.echo(f"note: {kept.older} of the {len(kept.cells)} root cells in {path} "
                    "were solved by another version of the search: the equilibrium agrees "
                    "with a fresh solve to float precision, not always to the bit", err=True)
-    progress = LazyProgress(fit * fit - len(kept.cells) if kept else fit * fit, "root cells",
+    return kept
+
+
+def _solve_root_cells(run: _DealRun) -> Any:
+    """Solve the deal's equilibrium, in one table or cell by cell; a stop (Ctrl-C, the time
+    limit) with --checkpoint says what it kept."""
+    from .solver.search.deals import CellsStopped, solve_by_cells
+    from .solver.search.nash import solve_nash
+
+    kept = _open_checkpoint(run.checkpoint, run.position)
+    total = run.fit * run.fit
+    progress = LazyProgress(total - len(kept.cells) if kept else total, "root cells",
                             ticking=True)
     try:
-        if by_cell:
-            from .solver.base.batch import Backend
-
-            solved = solve_by_cells(position, Backend(jobs, scheduler, dask_local), kept,
-                                    memory, 1, replace, time_limit, progress, root_cells)
-        else:
-            solved = solve_nash(position, memory=memory, workers=workers,
-                                time_limit=time_limit, progress=progress, spill=spill,
-                                replace=replace, known=kept.cells if kept else None,
-                                on_cell=kept.record if kept else None, root=root_cells)
+        if run.by_cell:
+            return solve_by_cells(run.position, run.make_backend(), kept, run.memory, 1,
+                                  run.replace, run.time_limit, progress, run.root_cells)
+        return solve_nash(run.position, memory=run.memory, workers=run.workers,
+                          time_limit=run.time_limit, progress=progress, spill=run.spill,
+                          replace=run.replace, known=kept.cells if kept else None,
+                          on_cell=kept.record if kept else None, root=run.root_cells)
     except (KeyboardInterrupt, NashStopped, CellsStopped) as stop:
         interrupted = (isinstance(stop, KeyboardInterrupt)
                        or isinstance(stop, CellsStopped) and stop.reason == "interrupted")
         if kept is not None:
-            _checkpoint_stop(interrupted, kept, fit * fit)
+            _checkpoint_stop(interrupted, kept, total)
         if isinstance(stop, CellsStopped) and interrupted:
             raise KeyboardInterrupt from None
         raise
     finally:
         progress.close()
-    result = from_nash(position, solved)
-    solution = solution_json(position, solved, deal=format_position(start), seed=used,
-                             solved_from=fit)
-    if output:
-        write_solution(output, solution)
-    if fmt == "json":
-        click.echo(json.dumps({"deal": format_position(start), "seed": used, "plan": plan,
-                               "solved_from": fit, "analysis": result.to_json(),
-                               "solution": solution}, indent=2))
-        return
-    click.echo(f"deal: {format_position(start)}" + (f" (seed {used})" if dealt else ""))
-    click.echo(tabulate([[p["cards_left"], f"{p['states']:,}", f"{p['bytes'] / 2**30:,.2f} GiB",
-                          "yes" if p["fits"] else "no"] for p in plan],
-                        headers=["cards left", "states stored (estimate)", "memory", "fits"],
-                        tablefmt="simple"))
-    if fit < k:
-        click.echo(f"\nthe whole round does not fit {memory / 2**30:.1f} GiB; random bots "
-                   f"(seed {used}) played {plural(k - fit, 'turn')}, solving from "
-                   f"{plural(fit, 'card')} left:")
-    click.echo("")
-    click.echo(render_analysis(result, "simple", show_p2=True))
+
+
+def _echo_solve_notes(run: _DealRun, solved: Any) -> None:
+    """After the equilibrium's table: the root cells left unsolved (--root-cells needed),
+    then how it was solved (cell by cell, or the table's states and memory)."""
+    total = run.fit * run.fit
     have = sum(math.isfinite(v) for row in solved.matrix for v in row)
-    if have < fit * fit:
-        click.echo(f"\n{have} of {fit * fit} root cells solved: the others are not needed "
+    if have < total:
+        click.echo(f"\n{have} of {total} root cells solved: the others are not needed "
                    "to prove the equilibrium (--root-cells needed)")
-    if by_cell:
+    resumed = (f"; {solved.resumed} of {total} root cells were in {run.checkpoint}"
+               if solved.resumed else "")
+    if run.by_cell:
         click.echo(f"\nsolved cell by cell: {have - solved.resumed} root cells as units "
-                   f"({Backend(jobs, scheduler, dask_local).describe()}), each in a table of "
-                   f"its own, in {solved.seconds:.1f} s; exploitability "
-                   f"{solved.exploitability:.1e}"
-                   + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
-                      if solved.resumed else ""))
-    else:
-        click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
-                   f"table {solved.table_bytes / 2**30:.2f} GiB"
-                   + (" (on disk)" if solved.on_disk else "")
-                   + (f" replacing ({solved.replaced:,} stores over another state, "
-                      f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
-                      else "")
-                   + f"; exploitability {solved.exploitability:.1e}"
-                   + (f"; {solved.resumed} of {fit * fit} root cells were in {checkpoint}"
-                      if solved.resumed else ""))
-    if output:
-        click.echo(f"wrote the solution to {output}; nimmt analyse POSITION --solution "
-                   f"{output} answers its first turn (POSITION: the position solved)")
+                   f"({run.make_backend().describe()}), each in a table of its own, in "
+                   f"{solved.seconds:.1f} s; exploitability {solved.exploitability:.1e}"
+                   + resumed)
+        return
+    click.echo(f"\nsolved: {solved.stored:,} states stored in {solved.seconds:.1f} s, "
+               f"table {solved.table_bytes / 2**30:.2f} GiB"
+               + (" (on disk)" if solved.on_disk else "")
+               + (f" replacing ({solved.replaced:,} stores over another state, "
+                  f"{solved.dropped:,} not stored)" if solved.replaced or solved.dropped
+                  else "")
+               + f"; exploitability {solved.exploitability:.1e}" + resumed)
 
 
 def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
@@ -1239,19 +1020,7 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
     if fmt == "json":
         click.echo(json.dumps(batch, indent=2))
     else:
-        click.echo(tabulate([[u["index"], u["solved_from"], f"{u['value']:.4f}",
-                              f"{u['solve']['stored']:,}", f"{u['solve']['seconds']:.1f}",
-                              u["deal"]] for u in finished],
-                            headers=["deal", "solved from k", "value", "states stored", "s",
-                                     "position dealt"], tablefmt="simple"))
-        if finished:
-            click.echo(f"\n{len(finished)} deals (seed {seed}): value (player 1's cows minus "
-                       f"player 2's) mean {summary['mean']:.3f} ± {summary['stderr']:.3f} "
-                       f"(standard error), sd {summary['sd']:.3f}, min {summary['min']:.3f}, "
-                       f"quartiles {summary['q1']:.3f} / {summary['median']:.3f} / "
-                       f"{summary['q3']:.3f}, max {summary['max']:.3f}; player 1 better in "
-                       f"{summary['player_1_better']}, even in {summary['even']}, player 2 "
-                       f"better in {summary['player_2_better']}")
+        click.echo(deals_report(finished, summary, seed))
         if output:
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
@@ -1383,12 +1152,6 @@ def _game_saver(folder: str | None, arena: bool = False) -> Callable[[Any], None
 
 # ---------------------------------------------------------------- simulate
 
-def _interval(e) -> str:
-    if math.isnan(e.low):
-        return f"{e.mean:.3f}"
-    return f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]"
-
-
 @cli.command(context_settings=CONTEXT)
 @rules_options
 @click.option("--bots", default="random", show_default=True,
@@ -1455,42 +1218,6 @@ def simulate(variant: str, players: int, placement: str, bots: str, games: int, 
         click.echo(f"nimmt: interrupted: {result.games:,} of {plural(result.games_asked, 'game')}"
                    " finished (reported)", err=True)
         sys.exit(130)
-
-
-def render_simulation(result, rules: Rules, one_round: bool, threshold: int) -> str:
-    """``nimmt simulate``'s table: per seat, cows per round, final total and win rate."""
-    lines = []
-    rows = [[s.seat, s.bot, _interval(s.cows_per_round), _interval(s.final_total),
-             _interval(s.win_rate)] for s in result.seats]
-    lines.append(f"{plural(result.games, 'game')} ({rules.variant}, {rules.players} players, "
-                 f"{rules.placement}, " + ("one round" if one_round else f"to {threshold}")
-                 + f"), seed {result.seed}, {result.mean_rounds:.2f} rounds a game"
-                 + (f"; drafters: {', '.join(result.drafters)}" if result.drafters else ""))
-    if not result.complete:
-        lines.append(f"stopped early: {result.games:,} of "
-                     f"{plural(result.games_asked, 'game')}")
-    lines.append(tabulate(rows, headers=["seat", "bot", "cows/round [95%]",
-                                         "final total [95%]", "win rate [95%]"],
-                          tablefmt="simple"))
-    lines.append(f"{result.games_per_second:,.0f} games per second "
-                 f"({result.games_per_second * result.mean_rounds:,.0f} rounds per second)")
-    return "\n".join(lines)
-
-
-def simulation_json(result) -> dict:
-    def est(e):
-        return {"mean": e.mean, "ci95": [e.low, e.high]}
-
-    return {"variant": result.rules.variant, "players": result.rules.players,
-            "placement": result.rules.placement, "threshold": result.rules.threshold,
-            "one_round": result.rules.one_round, "seed": result.seed, "games": result.games,
-            **({"drafters": list(result.drafters)} if result.drafters else {}),
-            "games_asked": result.games_asked, "complete": result.complete,
-            "seconds": result.seconds,
-            "games_per_second": result.games_per_second, "mean_rounds": result.mean_rounds,
-            "seats": [{"seat": s.seat, "bot": s.bot, "cows_per_round": est(s.cows_per_round),
-                       "final_total": est(s.final_total), "win_rate": est(s.win_rate)}
-                      for s in result.seats]}
 
 
 # ---------------------------------------------------------------- arena
@@ -1573,35 +1300,6 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
         click.echo(f"nimmt: interrupted: {result.deals} of {plural(deals, 'deal')} finished "
                    "(reported)", err=True)
         sys.exit(130)
-
-
-def render_arena(result, tablefmt: str) -> str:
-    """The arena's report as text tables (tabulate's ``simple`` or ``github``)."""
-    rules = result.rules
-    head = (f"{plural(result.deals, 'deal')}" + (" (duplicate: each replayed in every seat "
-            "rotation)" if result.duplicate else "") + f", {len(result.games):,} games; "
-            f"{rules.variant}, {rules.players} players, {rules.placement}, "
-            + ("one round" if rules.one_round else f"to {rules.threshold}")
-            + f"; seed {result.seed}; {result.seconds:.1f} s")
-    if result.drafters:
-        head += "\ndrafters: " + ", ".join(f"{b} drafts {d}"
-                                          for b, d in zip(result.bots, result.drafters))
-    if not result.complete:
-        head += f"\nstopped early: {result.deals} of {plural(result.deals_asked, 'deal')}"
-    rows = [[s.bot, _interval(s.cows_per_round), _interval(s.win_rate),
-             f"{s.rating:+.0f} [{s.rating_low:+.0f}, {s.rating_high:+.0f}]"
-             if s.bot != result.anchor else "0 (anchor)",
-             f"{s.mean_seconds:.4f}", f"{s.p95_seconds:.4f}"] for s in result.summaries]
-    table = tabulate(rows, headers=["bot", "cows/round [95%]", "win rate [95%]",
-                                    "rating [95%]", "s/decision", "p95 s"],
-                     tablefmt=tablefmt, disable_numparse=True)
-    pair = tabulate([[a] + ["" if e is None else f"{e.mean:.3f}" for e in result.pairwise[i]]
-                     for i, a in enumerate(result.bots)] if result.pairwise else [],
-                    headers=["row beats column", *result.bots], tablefmt=tablefmt,
-                    disable_numparse=True)
-    note = ("rating: Bradley-Terry on the Elo scale, anchor " + result.anchor
-            + "; pairwise: share of games the row bot ended with fewer cows (ties half)")
-    return "\n\n".join([head, table, pair, note])
 
 
 # ---------------------------------------------------------------- review (issue 14)
@@ -2241,31 +1939,61 @@ def compile_command(only: tuple[str, ...], workers: int | None,
       nimmt compile
       nimmt compile --only exact --only montecarlo
     """
-    import subprocess
-
     names = list(only) or list(COMPILE_JOBS)
     workers = workers or os.cpu_count() or 1
+    start = time.perf_counter()
+    done, stopped = _compile_engines(names, workers, time_limit)
+    click.echo(tabulate([_compile_row(name, done, stopped) for name in names],
+                        headers=["engine", "seconds", "kernels"], tablefmt="simple"))
+    ready = sum(1 for name in done if done[name][1] == 0)
+    click.echo(f"{ready} of {len(names)} engines ready in {time.perf_counter() - start:.1f} s "
+               f"({workers} at once)" + (f"; stopped: {stopped}" if stopped else ""))
+    if stopped == "interrupted":
+        sys.exit(130)
+    if any(done[name][1] != 0 for name in done):
+        sys.exit(1)
+
+
+def _start_compile(name: str) -> Any:
+    """A child ``nimmt`` running ``COMPILE_JOBS[name]`` in its own session, its stderr
+    kept."""
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-m", "nimmt.cli", *COMPILE_JOBS[name]],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _reap_compiles(running: dict[str, tuple[Any, float]],
+                   done: dict[str, tuple[float, int, str]], bar: Any) -> None:
+    """Move the children that ended from ``running`` to ``done`` (seconds, exit status,
+    stderr)."""
+    for name, (child, began) in list(running.items()):
+        if child.poll() is not None:
+            error = child.stderr.read() if child.stderr else ""
+            done[name] = (time.perf_counter() - began, child.returncode, error)
+            del running[name]
+            bar(1)
+
+
+def _compile_engines(names: list[str], workers: int, time_limit: float | None
+                     ) -> tuple[dict[str, tuple[float, int, str]], str | None]:
+    """Compile ``names``, ``workers`` children at once, until all end, the time limit or
+    Ctrl-C (the children still running are killed). Returns each ended child's seconds,
+    exit status and stderr by name, and why it stopped early (None, 'time limit' or
+    'interrupted')."""
     bar = LazyProgress(len(names), "engines compiled", delay=0.0)
     pending = list(names)
     running: dict[str, tuple[Any, float]] = {}  # name: (child process, its start)
-    done: dict[str, tuple[float, int, str]] = {}  # name: (seconds, exit status, stderr)
+    done: dict[str, tuple[float, int, str]] = {}
     start = time.perf_counter()
     stopped = None
     try:
         while pending or running:
             while pending and len(running) < workers:
                 name = pending.pop(0)
-                running[name] = (subprocess.Popen(
-                    [sys.executable, "-m", "nimmt.cli", *COMPILE_JOBS[name]],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE, text=True, start_new_session=True),
-                    time.perf_counter())
-            for name, (child, began) in list(running.items()):
-                if child.poll() is not None:
-                    error = child.stderr.read() if child.stderr else ""
-                    done[name] = (time.perf_counter() - began, child.returncode, error)
-                    del running[name]
-                    bar(1)
+                running[name] = (_start_compile(name), time.perf_counter())
+            _reap_compiles(running, done, bar)
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 stopped = "time limit"
                 break
@@ -2277,22 +2005,16 @@ def compile_command(only: tuple[str, ...], workers: int | None,
             child.kill()
             child.wait()
         bar.close()
-    rows = []
-    for name in names:
-        if name in done:
-            seconds, code, error = done[name]
-            state = "ready" if code == 0 else f"failed: {_last_line(error)}"
-            rows.append([name, f"{seconds:.1f}", state])
-        else:
-            rows.append([name, "", "not compiled" if stopped else ""])
-    click.echo(tabulate(rows, headers=["engine", "seconds", "kernels"], tablefmt="simple"))
-    ready = sum(1 for name in done if done[name][1] == 0)
-    click.echo(f"{ready} of {len(names)} engines ready in {time.perf_counter() - start:.1f} s "
-               f"({workers} at once)" + (f"; stopped: {stopped}" if stopped else ""))
-    if stopped == "interrupted":
-        sys.exit(130)
-    if any(done[name][1] != 0 for name in done):
-        sys.exit(1)
+    return done, stopped
+
+
+def _compile_row(name: str, done: dict[str, tuple[float, int, str]],
+                 stopped: str | None) -> list[str]:
+    """``nimmt compile``'s line for one engine: its seconds and whether it is ready."""
+    if name not in done:
+        return [name, "", "not compiled" if stopped else ""]
+    seconds, code, error = done[name]
+    return [name, f"{seconds:.1f}", "ready" if code == 0 else f"failed: {_last_line(error)}"]
 
 
 def _last_line(text: str) -> str:

@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from ..solver.base.names import Model
 from ..solver.base.rules import HAND_SIZE, plural
-from ..solver.faces.render import render_position, rows_svg
+from ..solver.faces.report import render_position, rows_svg
 from ..solver.positions.position import parse_position
 from ..solver.search.analysis import UNITS
 from .records import Puzzle, PuzzleSet, RefutationTurn

@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from nimmt import cli
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.faces.protocol import PARSE_ERROR, Engine
 from nimmt.solver.positions.position import (
@@ -78,7 +77,7 @@ def test_a_json_position_with_unique_keys_still_loads(tmp_path):
 
 def test_engine_refuses_a_request_with_a_key_twice():
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
+    engine = Engine(out)
     line = ('{"jsonrpc": "2.0", "id": 1, "method": "analyse", "params": '
             '{"position": "example", "samples": 3, "samples": 400}}')
     engine.serve(io.BytesIO(line.encode() + b"\n"))

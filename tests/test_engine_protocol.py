@@ -38,7 +38,7 @@ def request(rid, method, /, **params):
 def run_in_process(lines: list[bytes | str], **options) -> tuple[list, int]:
     """Every reply line (parsed) of an in-process engine fed ``lines``, and its status."""
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p), **options)
+    engine = Engine(out, **options)
     data = b"".join((x if isinstance(x, bytes) else x.encode()) + b"\n" for x in lines)
     status = engine.serve(io.BytesIO(data))
     return [json.loads(line) for line in out.getvalue().splitlines()], status
@@ -258,7 +258,7 @@ def test_progress_notifications_carry_the_requests_id():
 
 def test_a_failing_method_is_an_internal_error_and_it_keeps_running(monkeypatch):
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
+    engine = Engine(out)
 
     def broken(params, rid):
         raise RuntimeError("boom")

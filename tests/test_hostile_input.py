@@ -22,6 +22,7 @@ from nimmt.puzzles.files import load_set
 from nimmt.puzzles.records import Puzzle
 from nimmt.solver.base import notice
 from nimmt.solver.base.rules import NimmtError, plural
+from nimmt.solver.faces.options import physical_memory
 from nimmt.solver.positions.position import EXAMPLES, parse_position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
@@ -184,7 +185,7 @@ def test_min_margin_must_be_finite_and_not_negative(runner, tmp_path, margin):
 
 
 def test_memory_above_the_machines_ram(runner):
-    ram = cli.physical_memory()
+    ram = physical_memory()
     if not ram or ram >= 2**40:
         pytest.skip("the machine does not say its RAM, or has a terabyte")
     line = assert_one_line_error(invoke(runner, "analyse", "example", "--opponents", "nash",
@@ -211,7 +212,7 @@ def test_the_memory_default_fits_the_machine():
     from click.core import ParameterSource
 
     ctx.set_parameter_source("memory", ParameterSource.DEFAULT)
-    ram = cli.physical_memory()
+    ram = physical_memory()
     value = param.type.convert("8T", param, ctx)
     assert value == (ram or 8 * 2**40)
 

@@ -18,9 +18,9 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from nimmt.cli import render_analysis
 from nimmt.solver.base import reference
 from nimmt.solver.base.rules import Rules
+from nimmt.solver.faces.report import render_analysis
 from nimmt.solver.kernels.engine import row_table
 from nimmt.solver.kernels.objective import G_MINE, GOAL_SLOTS
 from nimmt.solver.kernels.statekey import key_width

@@ -15,6 +15,7 @@ from nimmt import cli
 from nimmt.puzzles import study as st
 from nimmt.solver.base.intervals import Z95, bounded_interval, mean_interval, share_interval, wilson
 from nimmt.solver.base.rules import Rules
+from nimmt.solver.faces import report
 from nimmt.solver.players.arena import ArenaResult, GameRecord, summarise
 from nimmt.solver.positions.position import load_position
 from nimmt.solver.search import analysis, montecarlo
@@ -157,7 +158,7 @@ def test_analyse_monte_carlo_table_and_verdict_stay_above_zero():
     best = result.cards[0]
     assert best.card == 18 and best.ci95[0] == 0.0
     assert result.to_json()["cards"][0]["ci95"][0] == 0.0
-    text = cli.render_analysis(result, "plain")
+    text = report.render_analysis(result, "plain")
     verdict = text.splitlines()[-1]
     assert verdict.startswith("best: 18 (expected cows 0.050, 95% [0.000, ")
     numbers = re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text)

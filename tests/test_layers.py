@@ -30,6 +30,7 @@ from nimmt import cli
 from nimmt.solver.base import names, rules
 from nimmt.solver.base.errors import NimmtError, param
 from nimmt.solver.base.names import Method, Model, Placement, Variant
+from nimmt.solver.faces import report
 
 from cli_checks import assert_one_line_error, invoke
 
@@ -386,8 +387,8 @@ def test_render_options_are_arguments(runner):
 
     result = analyse(load_position("example"), opponents="nash")
     before = dict(result.extra)
-    plain = cli.render_analysis(result, "simple")
-    both = cli.render_analysis(result, "simple", show_p2=True, verified=True)
+    plain = report.render_analysis(result, "simple")
+    both = report.render_analysis(result, "simple", show_p2=True, verified=True)
     assert "player 2's side" not in plain and "verify:" not in plain
     assert "player 2's side" in both and "verify:" in both
     assert result.extra == before  # rendering stores nothing in the result

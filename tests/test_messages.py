@@ -26,7 +26,7 @@ def _engine(params: dict) -> str:
 def cli_engine(out):
     from nimmt.solver.faces.protocol import Engine
 
-    return Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
+    return Engine(out)
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "0.0001"])

@@ -27,7 +27,7 @@ from nimmt.puzzles import files, render
 from nimmt.puzzles.core import DEFAULT_MARGIN, Settings, check_puzzle, check_settings, generate
 from nimmt.puzzles.records import Puzzle, PuzzleSet
 from nimmt.solver.base.rules import NimmtError
-from nimmt.solver.faces.render import rows_svg
+from nimmt.solver.faces.report import rows_svg
 from nimmt.solver.positions.position import format_position, parse_position
 from nimmt.solver.search.analysis import analyse
 

@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from nimmt import cli
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.faces.protocol import INVALID_PARAMS, Engine
 from nimmt.solver.positions.position import (
@@ -93,7 +92,7 @@ def test_read_once_a_stream(monkeypatch):
 
 def test_engine_refuses_a_position_on_its_own_standard_input():
     out = io.StringIO()
-    engine = Engine(out, analyse_options=lambda p: cli.command_options(cli.analyse, p))
+    engine = Engine(out)
     line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "analyse",
                        "params": {"position": "-"}})
     engine.serve(io.BytesIO(line.encode() + b"\n"))

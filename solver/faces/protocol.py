@@ -6,10 +6,11 @@ exactly one reply line, in the order the requests came, with the request's ``id`
 kernels are compiled or loaded on first use and stay warm for the life of the process.
 docs/ENGINE.md is the contract (every method, parameter, reply and error, with examples).
 
-Methods (``METHODS``): ``analyse`` (``nimmt analyse``'s options by name; the result is the
-object ``nimmt analyse --format json`` prints: ``queries.analyse_answer``), ``bot`` (a
-named bot's card and row choices: ``queries.bot_answer``), ``review`` (one decision judged
-as ``nimmt review`` judges it: ``queries.review_answer``), ``info`` and ``shutdown``.
+Methods (``METHODS``): ``analyse`` (``nimmt analyse``'s options by name, read by
+``options.AnalyseOptions.from_request``; the result is the object ``nimmt analyse --format
+json`` prints: ``queries.analyse_answer``), ``bot`` (a named bot's card and row choices:
+``queries.bot_answer``), ``review`` (one decision judged as ``nimmt review`` judges it:
+``queries.review_answer``), ``info`` and ``shutdown``.
 
 Errors keep the engine running: a line that is not JSON gets a parse error with id null,
 an unknown method -32601, bad params -32602 with the request's id and one line naming the
@@ -38,6 +39,7 @@ from ..players.bots import BOT_NAMES, PARAMETERS, parse_bot
 from ..positions.position import Position, load_position
 from ..search.analysis import DEFAULT_MAX_NODES
 from ..search.draftsearch import DRAFTERS
+from .options import AnalyseOptions
 from .queries import analyse_answer, bot_answer, review_answer, unfinished_json
 
 __all__ = ["INTERNAL_ERROR", "INTERRUPTED", "INVALID_PARAMS", "INVALID_REQUEST",
@@ -143,22 +145,17 @@ def _not_stdin(value: Any) -> None:
 class Engine:
     """Reads requests from a byte stream and writes replies to a text stream, one line each.
 
-    ``analyse_options(params) -> kwargs`` reads ``analyse``'s params by ``nimmt analyse``'s
-    own options (the command line passes its click options: one place for each check) and
-    returns ``queries.analyse_answer``'s keyword arguments; errors name the params as the
-    request does (the library's names, never the command line's flags). ``default_bot``
-    plays ``bot`` requests that name none; ``time_limit`` is the seconds a request gets
-    when it gives none; ``progress_interval`` the seconds between two progress
-    notifications."""
+    ``analyse`` reads its params as ``options.AnalyseOptions.from_request`` (the checks
+    and messages of ``nimmt analyse``, the params named as the request names them, never
+    as the command line's flags). ``default_bot`` plays ``bot`` requests that name none;
+    ``time_limit`` is the seconds a request gets when it gives none; ``progress_interval``
+    the seconds between two progress notifications."""
 
-    def __init__(self, output: IO[str], *,
-                 analyse_options: Callable[[dict[str, Any]], dict[str, Any]],
-                 default_bot: str | None = None,
+    def __init__(self, output: IO[str], *, default_bot: str | None = None,
                  time_limit: float | None = None, progress_interval: float = 0.5) -> None:
         if default_bot is not None:
             parse_bot(default_bot)  # a bad name is refused at the start
         self.output = output
-        self.analyse_options = analyse_options
         self.default_bot = default_bot
         self.time_limit = time_limit
         self.progress_interval = progress_interval
@@ -310,11 +307,11 @@ class Engine:
         if self.time_limit is not None and not {"time_limit", "time-limit"} & set(params):
             params["time_limit"] = self.time_limit
         _not_stdin(params.get("position"))
-        options = self.analyse_options(params)
-        position = options["position"]
+        options = AnalyseOptions.from_request(params)
+        position: Any = options.position  # a draft position too
         cards = getattr(position, "cards_left", None)
-        nash = options.get("opponents") == Model.NASH
-        samples = options.get("samples", 2000)
+        nash = options.opponents == Model.NASH
+        samples = options.samples
         if cards is None:  # a draft position
             progress = self._progress(rid, "samples per card", samples)
             exact = self._progress(rid, "cards enumerated", len(position.pool))
@@ -323,11 +320,11 @@ class Engine:
                                       cards ** 2 if nash else samples)
             exact = self._progress(rid, "cards solved exactly", cards)
         try:
-            answer = analyse_answer(**options, progress=progress, exact_progress=exact)
+            answer = analyse_answer(**options.arguments(), progress=progress,
+                                    exact_progress=exact)
         except SearchStopped as e:  # a refusal before it began: bad params
             ran = bool(e.finished or e.nodes)
-            data = unfinished_json(e, position, options.get("opponents", Model.RANDOM)) \
-                if ran else None
+            data = unfinished_json(e, position, options.opponents) if ran else None
             raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(str(e)),
                          data) from None
         return answer.to_json()
