@@ -21,6 +21,7 @@ from tabulate import tabulate
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
+from .solver.base.defaults import DEFAULT_SAMPLES, memory_flag
 from .solver.base.errors import NashStopped, NimmtError, SearchInterrupted, SearchStopped
 from .solver.base.names import Method, Model, Placement, Variant
 from .solver.base.rules import DEFAULT_THRESHOLD, Rules, cut, plural
@@ -425,7 +426,8 @@ def show(position: Any) -> None:
                    "uniformly random split of the pool); with scores= or threshold= the "
                    "game's (two players: P(win game), more: the lead's share). nash is "
                    "always margin.")
-@click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
+@click.option("--samples", type=click.IntRange(2, 10**9), default=DEFAULT_SAMPLES,
+              show_default=True,
               help="Monte Carlo samples per card.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=None,
               help="Seconds, a bound on the whole analysis. Monte Carlo stops then and "
@@ -437,7 +439,7 @@ def show(position: Any) -> None:
                    "exact refuses an estimate over it, auto one over 32 times it; a search "
                    "stops at 4 times it. Draft positions: the rounds exact enumeration may "
                    "play (default 50,000).")
-@click.option("--memory", type=SizeType(), default="8G", show_default=True,
+@click.option("--memory", type=SizeType(), default=memory_flag(), show_default=True,
               help="Memory for the search's table (exact search's memo, nash's "
                    "transposition table), with a unit: 8G, 512M (at most the machine's RAM): "
                    "exact search stops there, nash refuses.")
@@ -709,7 +711,7 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
 @click.option("--dask-local", type=click.IntRange(1, 256), default=None, metavar="N",
               help="--deals on a Dask LocalCluster of N worker processes started for this "
                    "run (needs nimmt[dask]).")
-@click.option("--memory", type=SizeType(), default="8G", show_default=True,
+@click.option("--memory", type=SizeType(), default=memory_flag(), show_default=True,
               help="Memory for the transposition table, with a unit: 8G, 512M (at most the "
                    "machine's RAM).")
 @click.option("--spill", type=click.Path(exists=True, file_okay=False, writable=True),
@@ -1316,7 +1318,8 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
                    "as nimmt analyse --opponents BOT).")
 @click.option("--from-turn", type=click.IntRange(1, 10), default=1, show_default=True,
               help="Review each round from this turn on (early turns are the slowest).")
-@click.option("--samples", type=click.IntRange(2, 10**9), default=2000, show_default=True,
+@click.option("--samples", type=click.IntRange(2, 10**9), default=DEFAULT_SAMPLES,
+              show_default=True,
               help="Monte Carlo samples per card where exact search does not fit.")
 @click.option("--time-limit", type=FiniteFloat(0, min_open=True), default=10.0,
               show_default=True, help="Seconds per analysed position.")

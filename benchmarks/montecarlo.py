@@ -34,6 +34,7 @@ from tabulate import tabulate
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from nimmt.solver.base.defaults import DEFAULT_MAX_NODES  # noqa: E402
 from nimmt.solver.base.rules import Rules  # noqa: E402
 from nimmt.solver.positions.position import format_position, load_position, parse_position  # noqa: E402
 from nimmt.solver.search import exact, montecarlo  # noqa: E402
@@ -191,7 +192,7 @@ def big() -> None:
               for v, n, k in BIG]
     for name, position in cases:
         row = [name, old_depth(position)]
-        for budget in (montecarlo.NODE_BUDGET, 50_000_000):
+        for budget in (DEFAULT_MAX_NODES, 50_000_000):
             mc = montecarlo.run_montecarlo(position, samples=2000, seed=1, node_budget=budget)
             policy = "closest" if mc.rollouts == 0 else f"rollouts {mc.rollouts}"
             row += [f"{policy}, exact from {mc.exact_depth}", f"{mc.seconds:.1f}",

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import binomtest
 
-from nimmt import cli
 from nimmt.puzzles import study as st
 from nimmt.solver.base.intervals import Z95, bounded_interval, mean_interval, share_interval, wilson
 from nimmt.solver.base.rules import Rules

@@ -20,16 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..base.defaults import DEFAULT_MEMORY, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, param
 from ..base.names import Method, Model, values
 from ..base.rules import cut
 from ..positions.draft import DraftPosition, load_any
 from ..positions.position import Position
 
-__all__ = ["DEFAULT_MEMORY", "OBJECTIVES", "AnalyseOptions", "BadValue", "default_memory",
+__all__ = ["OBJECTIVES", "AnalyseOptions", "BadValue", "default_memory",
            "parse_size", "physical_memory"]
 
-DEFAULT_MEMORY = 8 * 2**30
 OBJECTIVES = ("cows", "margin", "win")
 SIZE_UNITS = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -217,7 +217,7 @@ class AnalyseOptions:
     opponents: str = Model.RANDOM.value
     method: str = Method.AUTO.value
     objective: str = "cows"
-    samples: int = 2000
+    samples: int = DEFAULT_SAMPLES
     time_limit: float | None = None
     max_nodes: int | None = None
     memory: int = field(default_factory=default_memory)

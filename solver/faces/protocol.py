@@ -31,13 +31,13 @@ from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import IO, Any
 
+from ..base.defaults import DEFAULT_MAX_NODES
 from ..base.errors import NimmtError, SearchStopped
 from ..base.fileio import loads_strict
 from ..base.names import Method, Model, Placement, Variant, values
 from ..base.notice import work_clock
 from ..players.bots import BOT_NAMES, PARAMETERS, parse_bot
 from ..positions.position import Position, load_position
-from ..search.analysis import DEFAULT_MAX_NODES
 from ..search.draftsearch import DRAFTERS
 from .options import AnalyseOptions
 from .queries import analyse_answer, bot_answer, review_answer, unfinished_json

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_MEMORY, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, param
 from ..base.names import Method, Model, Variant
 from ..base.rules import Rules, cut
@@ -22,7 +23,7 @@ from ..players.bots import Decision, make_policy, moment_of, parse_bot, parse_bo
 from ..players.review import review_card
 from ..positions.draft import DraftPosition
 from ..positions.position import Position, format_position
-from ..search.analysis import DEFAULT_MAX_NODES, UNITS, analyse
+from ..search.analysis import UNITS, analyse
 
 __all__ = ["DRAFT_ONLY", "AnalyseAnswer", "OptionError", "analyse_answer", "bot_answer",
            "fresh_seed", "with_turn", "review_answer", "unfinished_json"]
@@ -109,9 +110,10 @@ def _check_position_options(opponents: str, method: str, both_sides: bool, verif
 
 
 def analyse_answer(position: Position | DraftPosition, *, opponents: str = Model.RANDOM,
-                   method: str = Method.AUTO, samples: int = 2000, seed: int | None = None,
+                   method: str = Method.AUTO, samples: int = DEFAULT_SAMPLES,
+                   seed: int | None = None,
                    time_limit: float | None = None, max_nodes: int | None = None,
-                   memory: int = 8 * 2**30, workers: int | None = None,
+                   memory: int = DEFAULT_MEMORY, workers: int | None = None,
                    both_sides: bool = False, verify: bool = False, turn: str | None = None,
                    drafters: str | None = None, round_bots: str | None = None,
                    given: Collection[str] = (), objective: str = "cows",
@@ -278,7 +280,7 @@ def bot_answer(position: Position, bot: str, seed: int | None = None, decisions:
 
 
 def review_answer(position: Position, card: int, opponents: str = Model.RANDOM,
-                  samples: int = 2000, seed: int | None = None,
+                  samples: int = DEFAULT_SAMPLES, seed: int | None = None,
                   time_limit: float | None = None,
                   max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
     """One decision judged as ``nimmt review`` judges it: player 1 of ``position`` played

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_SAMPLES
 from ..base.errors import BudgetExceeded, NimmtError, SearchInterrupted, param
 from ..base.intervals import bounded_interval
 from ..base.names import Method
@@ -53,7 +54,6 @@ from ..kernels.engine import jit, pick_card, rng_seed
 from ..positions.position import Position
 from ..search.analysis import (
     BOUND_UNIT,
-    DEFAULT_MAX_NODES,
     OPPONENTS,
     Analysis,
     CardAnalysis,
@@ -543,7 +543,7 @@ def _check_bots_request(method: str, samples: int) -> None:
 
 
 def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "auto",
-                 samples: int = 2000, seed: int = 0, time_limit: float | None = None,
+                 samples: int = DEFAULT_SAMPLES, seed: int = 0, time_limit: float | None = None,
                  max_nodes: int = DEFAULT_MAX_NODES,
                  progress: Callable[[int], None] | None = None) -> Analysis:
     """Every card's expected cows when every opponent plays like the bot ``opponents``

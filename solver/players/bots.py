@@ -61,6 +61,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, SearchStopped, param
 from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
@@ -670,7 +671,8 @@ def _label(moment: Moment, option: int) -> str:
 
 
 def row_choices(position: Position, turn: Sequence[int] | None = None,
-                opponents: str = "random", max_nodes: int = 5_000_000, samples: int = 2000,
+                opponents: str = "random", max_nodes: int = DEFAULT_MAX_NODES,
+                samples: int = DEFAULT_SAMPLES,
                 seed: int = 0) -> tuple[RowOption, ...]:
     """Each row choice of player 1's card in the turn ``turn`` (player 1's card first;
     default the position's own ``turn``, the notation's turn= key), best first: the cows

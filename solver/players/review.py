@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, SearchInterrupted, SearchStopped
 from ..base.intervals import Z95
 from ..base.names import Model, Variant
@@ -196,8 +197,8 @@ def _judge_model(opponents: str) -> str:
 
 
 def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
-                opponents: str = "random", samples: int = 2000, seed: int = 0,
-                time_limit: float | None = None, max_nodes: int = 5_000_000,
+                opponents: str = "random", samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                time_limit: float | None = None, max_nodes: int = DEFAULT_MAX_NODES,
                 first_turn: int = 1, rows: bool = True,
                 progress: Callable[[int], None] | None = None) -> GameReview:
     """Review every decision of ``seats`` (0-based; default all) from turn ``first_turn``
@@ -256,8 +257,8 @@ def _judge_card(view: Position, card: int, judge: Callable[[Position], Analysis]
 
 
 def review_card(position: Position, card: int, opponents: str = "random",
-                samples: int = 2000, seed: int = 0, time_limit: float | None = None,
-                max_nodes: int = 5_000_000) -> Decision:
+                samples: int = DEFAULT_SAMPLES, seed: int = 0, time_limit: float | None = None,
+                max_nodes: int = DEFAULT_MAX_NODES) -> Decision:
     """One card decision judged as ``review_game`` judges it: player 1 of ``position``
     played ``card`` (round, turn and seat 0: a position alone)."""
     opponents = _judge_model(opponents)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_MEMORY, DEFAULT_SAMPLES
 from ..base.errors import BudgetExceeded, NimmtError, SearchInterrupted, SearchStopped, param
 from ..base.names import Method, Model, values
 from ..kernels.objective import OBJECTIVES
@@ -24,13 +25,12 @@ from . import exact, montecarlo, nash
 from .auto import AutoBudget, run_auto
 
 __all__ = ["AUTO_SECONDS", "AUTO_SHARE", "Analysis", "BOUND_UNIT", "CardAnalysis",
-           "DEFAULT_MAX_NODES", "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "analyse",
+           "METHODS", "OBJECTIVES", "OPPONENTS", "UNITS", "analyse",
            "analyse_auto", "analyse_nash", "auto_budget", "better_first", "from_exact",
            "from_montecarlo", "from_nash", "objective_unit"]
 
 OPPONENTS = values(Model)
 METHODS = values(Method)
-DEFAULT_MAX_NODES = 5_000_000
 # max_nodes is the exact search's budget in nodes. The node estimate is rough (measured
 # 0.29-7.7 times the count), so an exact search stops only once it has resolved OVERRUN
 # times the budget; --method exact refuses at once when the estimate is over the budget;
@@ -257,7 +257,7 @@ def from_nash(position: Position, r: nash.NashResult) -> Analysis:
                     estimated_states=nash.estimate_states(position))
 
 
-def analyse_nash(position: Position, memory: int = nash.DEFAULT_MEMORY,
+def analyse_nash(position: Position, memory: int = DEFAULT_MEMORY,
                  workers: int | None = None, time_limit: float | None = None,
                  progress: Callable[[int], None] | None = None) -> Analysis:
     """``analyse`` for opponents='nash': ``nash.solve_nash``, adapted."""
@@ -266,10 +266,10 @@ def analyse_nash(position: Position, memory: int = nash.DEFAULT_MEMORY,
 
 
 def analyse(position: Position, opponents: str = "random", method: str = "auto",
-            samples: int = 2000, seed: int = 0, time_limit: float | None = None,
+            samples: int = DEFAULT_SAMPLES, seed: int = 0, time_limit: float | None = None,
             max_nodes: int = DEFAULT_MAX_NODES,
             progress: Callable[[int], None] | None = None,
-            memory: int = 8 * 2**30, workers: int | None = None,
+            memory: int = DEFAULT_MEMORY, workers: int | None = None,
             exact_progress: Callable[[int], None] | None = None,
             objective: str = "cows") -> Analysis:
     """Analyse every card of player 1's hand for ``objective`` (OBJECTIVE_TEXT; nash: the
@@ -314,11 +314,11 @@ def analyse(position: Position, opponents: str = "random", method: str = "auto",
                                 time_limit, progress, max_nodes, objective)
 
 
-def analyse_auto(position: Position, opponents: str = "random", samples: int = 2000,
+def analyse_auto(position: Position, opponents: str = "random", samples: int = DEFAULT_SAMPLES,
                  seed: int = 0, time_limit: float | None = None,
                  max_nodes: int = DEFAULT_MAX_NODES,
                  progress: Callable[[int], None] | None = None,
-                 memory: int = 8 * 2**30, workers: int | None = None,
+                 memory: int = DEFAULT_MEMORY, workers: int | None = None,
                  exact_progress: Callable[[int], None] | None = None,
                  objective: str = "cows") -> Analysis:
     """The auto policy: ``analyse(..., method='auto')``, the one home of that choice.

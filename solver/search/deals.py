@@ -34,13 +34,13 @@ from typing import Any
 import numpy as np
 
 from ..base.batch import Backend, run_units
+from ..base.defaults import DEFAULT_MEMORY
 from ..base.errors import NashStopped, NimmtError
 from ..base.fileio import atomic_write_text, read_json
 from ..base.rules import HAND_SIZE, Rules
 from ..positions.position import Position, format_position, parse_position
 from .game import deal_position, play_random_turns
 from .nash import (
-    DEFAULT_MEMORY,
     ROOT_ALL,
     ROOT_CELLS,
     ROOT_NEEDED,

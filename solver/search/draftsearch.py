@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.defaults import DEFAULT_SAMPLES
 from ..base.errors import BudgetExceeded, NimmtError, SearchInterrupted, param
 from ..base.intervals import bounded_interval
 from ..base.notice import work_clock
@@ -417,7 +418,7 @@ def _montecarlo_played(draft: DraftPosition, drafters: Sequence[str], play_round
 
 def analyse_draft(draft: DraftPosition, drafters: Sequence[str] | str | None = None,
                   round_bots: Sequence[str] | str | None = None, method: str = "auto",
-                  samples: int = 2000, seed: int = 0, time_limit: float | None = None,
+                  samples: int = DEFAULT_SAMPLES, seed: int = 0, time_limit: float | None = None,
                   max_rounds: int = DEFAULT_MAX_ROUNDS,
                   progress: Callable[[int], None] | None = None,
                   workers: int = 1,

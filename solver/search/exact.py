@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba.typed import List
 
+from ..base.defaults import DEFAULT_MEMORY
 from ..base.errors import (
     BudgetExceeded,
     MemoryExceeded,
@@ -36,7 +37,7 @@ from ..base.errors import (
     SearchStopped,
     param,
 )
-from ..base.notice import work_clock
+from ..base.notice import compiling, work_clock
 from ..base.rules import HAND_SIZE, MAX_PLAYERS, ROW_COUNT, STANDARD_DECK
 from ..kernels.engine import copy_row, jit, jit_inline, row_table
 from ..kernels.objective import G_HIDDEN_SEATS, G_SEATS, G_TAKEN, G_WIN, cost_of_cows, end_cost
@@ -54,7 +55,7 @@ from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_o
 from ..positions.objective import goal_array, objective_value
 from ..positions.position import Position
 
-__all__ = ["ABORTED", "CardLine", "DEFAULT_MEMORY", "ExactResult", "FIRST_SLOTS", "HITS",
+__all__ = ["ABORTED", "CardLine", "ExactResult", "FIRST_SLOTS", "HITS",
            "MODEL_RANDOM", "OWNER_GONE", "OWNER_P1", "OWNER_POOL",
            "cards_of", "estimate_nodes", "memo_find",
            "memo_store", "new_memo", "opponent_set_count", "owner_array",
@@ -915,7 +916,6 @@ def _solve_cards(table, owner, deck_size, known_count, hidden_count, professiona
 
 # ---------------------------------------------------------------- Python API
 
-DEFAULT_MEMORY = 8 * 2**30
 # The memory guard counts the memo's real bytes: a table of ``slots`` slots of
 # memo_slot_bytes each, and while it doubles the old one beside it (1.5 x the new).
 DOUBLING_PEAK = 1.5
@@ -1099,6 +1099,8 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
     except KeyboardInterrupt:
         stats[STOP] = INTERRUPTED
         interrupted = True
+        if compiling():  # the worker has not started searching: nothing to wait for
+            raise
         done.wait()  # within 1024 nodes
     if failures:
         raise failures[0]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, SearchInterrupted, param
 from ..base.intervals import Z95, bounded_interval
 from ..base.notice import work_clock
@@ -77,10 +78,8 @@ __all__ = ["MonteCarloResult", "SampledCard", "Z95", "later_play_text", "plan", 
            "quantity_text", "run_montecarlo"]
 
 Z99 = 2.5758293035489004
-NODE_BUDGET = 5_000_000  # work budget when none is given (analysis passes --max-nodes)
 ROLLOUT_CHOICES = (32, 16)  # playouts per card at a policy turn (8: no better than the
                            # closest bot on 4-player standard positions, docs/PERFORMANCE.md)
-PLAN_SAMPLES = 2000      # the budget is planned for this many samples per card (the default)
 # Planning constants, measured (benchmarks/montecarlo.py; docs/PERFORMANCE.md, "Monte
 # Carlo"): a playout turn costs 1-2 us; an exact lookup 1-2 us when the memo has the state
 # and 10-20 us when it does not (a search call); estimate_nodes counts about twice the
@@ -521,12 +520,12 @@ def rollout_work(cards_left: int, exact_depth: int, rollouts: int) -> int:
 
 
 def plan_cost(position: Position, exact_depth: int, rollouts: int) -> float:
-    """Planned work of PLAN_SAMPLES samples per card, in nodes (an exact-search node and a
+    """Planned work of DEFAULT_SAMPLES samples per card, in nodes (an exact-search node and a
     playout turn take about a microsecond each, a memo lookup LEAF_COST of them): the
     exact continuation's nodes (the samples share one memo: at most TAIL_SHARE of its
     tail, at most one fresh state per lookup, ESTIMATE_SHARE of its estimate) plus the
     lookups and the playout turns."""
-    samples = PLAN_SAMPLES * position.cards_left
+    samples = DEFAULT_SAMPLES * position.cards_left
     k = position.cards_left
     lookups = samples * leaves_per_sample(k, exact_depth, rollouts)
     share = TAIL_SHARE_CLOSEST if rollouts == 0 and exact_depth < k - 1 else TAIL_SHARE_ROLLOUTS
@@ -546,7 +545,7 @@ def plan_bias(cards_left: int, exact_depth: int, rollouts: int) -> float:
     return POLICY_WEIGHT[rollouts] * len(policy_turns(cards_left, exact_depth))
 
 
-def plan(position: Position, budget: int = NODE_BUDGET) -> tuple[int, int]:
+def plan(position: Position, budget: int = DEFAULT_MAX_NODES) -> tuple[int, int]:
     """(exact_depth, rollouts) within ``budget``: of the plans whose plan_cost fits, the
     one with the least plan_bias (then the deeper exact continuation, then more
     rollouts). A function of the position and the budget only, never of the sample
@@ -560,13 +559,15 @@ def plan(position: Position, budget: int = NODE_BUDGET) -> tuple[int, int]:
     return min(plans, key=lambda p: (plan_bias(k, *p), -p[0], -p[1]))
 
 
-def run_montecarlo(position: Position, samples: int = 2000, seed: int = 0,
+def run_montecarlo(position: Position, samples: int = DEFAULT_SAMPLES, seed: int = 0,
                    time_limit: float | None = None, exact_depth: int | None = None,
                    progress: Callable[[int], None] | None = None,
                    batch: int = 64, rollouts: int | None = None,
-                   node_budget: int = NODE_BUDGET, objective: str = "cows") -> MonteCarloResult:
+                   node_budget: int = DEFAULT_MAX_NODES,
+                   objective: str = "cows") -> MonteCarloResult:
     """Estimate every card's expected cows (model random) by sampling; or its value for
-    another ``objective`` (positions.objective.goal_array: margin, or the probability of winning).
+    another ``objective`` (positions.objective.goal_array: margin, or the probability of
+    winning).
 
     Cards are sampled round robin in batches, so a time limit or Ctrl-C leaves every
     card with about the same number of samples; each sample's stream is fixed by

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..base.defaults import DEFAULT_MEMORY
 from ..base.errors import BudgetExceeded, MemoryExceeded, NashStopped, NimmtError, param
 from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
@@ -50,7 +51,6 @@ from ..kernels.turns import kind_option_count, play_found_option, sort_turn
 from ..positions.position import Position
 from .matrixgame import matrix_game
 from .nashplan import (
-    DEFAULT_MEMORY,
     FULL_LOAD,
     MEMO_FROM,
     VALUE_WORDS,
@@ -65,7 +65,7 @@ from .nashplan import (
     table_slots,
 )
 
-__all__ = ["DEFAULT_MEMORY", "NashResult", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "RootStep",
+__all__ = ["NashResult", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "RootStep",
            "SEARCH_VERSION", "check_nash_position", "estimate_bytes", "estimate_states",
            "largest_fitting_k", "nash_from_cells", "replies", "root_oracle", "solve_nash",
            "solve_root_cells"]

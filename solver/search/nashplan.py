@@ -12,7 +12,7 @@ from ..kernels.statekey import key_width, two_hands_layout
 from ..kernels.table import MAX_LOAD, Table
 from ..positions.position import Position
 
-__all__ = ["BYTES_PER_STATE", "DEFAULT_MEMORY", "FULL_LOAD", "GROWTH_INTO", "KEY_NORMAL",
+__all__ = ["BYTES_PER_STATE", "FULL_LOAD", "GROWTH_INTO", "KEY_NORMAL",
            "KEY_PRO", "MEMO_FROM", "RESIDENT_BYTES", "STATES_MARGIN", "STORED_MEDIAN", "Spill",
            "VALUE_WORDS", "estimate_bytes", "estimate_states", "fill_limit",
            "largest_fitting_k", "replacing_slots", "slot_bytes", "slots_for", "table_slots"]
@@ -21,7 +21,6 @@ __all__ = ["BYTES_PER_STATE", "DEFAULT_MEMORY", "FULL_LOAD", "GROWTH_INTO", "KEY
 # while the table doubled (the old and the new one both alive); a table sized once from
 # the estimate (table_slots) costs its slots alone. The plan computes that table.
 BYTES_PER_STATE = 320
-DEFAULT_MEMORY = 8 * 2**30
 # States with fewer cards each are solved again rather than stored (measured, docs/PERFORMANCE.md:
 # the two-card states are 60-75% of a table that keeps them, and solving them again
 # costs no time; keeping the three-card ones too is 3-4 times faster than not)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from ..base.defaults import DEFAULT_MEMORY
 from ..base.errors import NimmtError, command, param
 from ..base.fileio import atomic_write, atomic_write_text
 from ..base.rules import HAND_SIZE, MODELS
@@ -36,7 +37,6 @@ from ..kernels import turns
 from ..positions.position import Position, format_position
 from .exact import estimate_nodes, opponent_set_count, solve_exact
 from .nash import (
-    DEFAULT_MEMORY,
     check_nash_position,
     estimate_bytes,
     estimate_states,

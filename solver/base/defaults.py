@@ -1,0 +1,28 @@
+"""Every default budget in one place: what a search may use when nothing is said.
+
+The command line's flags, the engine protocol's fields and the library's keyword
+arguments all default to these (``docs/reference`` shows them as the flags' defaults).
+"""
+from __future__ import annotations
+
+__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES", "memory_flag"]
+
+# bytes the tables of a search may hold: exact search's memo, the equilibrium's tables,
+# a decision tree (--memory; the command line lowers it to the machine's RAM)
+DEFAULT_MEMORY = 8 * 2**30
+# analyse's node budget: auto's exact search and Monte Carlo's planned work (--max-nodes)
+DEFAULT_MAX_NODES = 5_000_000
+# Monte Carlo samples per card (--samples)
+DEFAULT_SAMPLES = 2000
+
+
+def memory_flag(size: int = DEFAULT_MEMORY) -> str:
+    """A size as the --memory flag spells it.
+
+    >>> memory_flag()
+    '8G'
+    """
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if size % (1 << shift) == 0:
+            return f"{size >> shift}{unit}"
+    return str(size)
