@@ -1124,7 +1124,7 @@ def deal(variant: str, players: int, placement: str, cards_left: int, bots: str,
     click.echo(text)
 
 
-# ---------------------------------------------------------------- game records (issue 14)
+# ---------------------------------------------------------------- game records
 
 SAVE_GAMES = click.option(
     "--save-games", default=None, metavar="DIR",
@@ -1304,7 +1304,7 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
         sys.exit(130)
 
 
-# ---------------------------------------------------------------- review (issue 14)
+# ---------------------------------------------------------------- review
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("game")
@@ -1399,7 +1399,7 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
         sys.exit(130)
 
 
-# ---------------------------------------------------------------- play (issue 14)
+# ---------------------------------------------------------------- play
 
 @cli.command(context_settings=CONTEXT)
 @rules_options
@@ -1751,7 +1751,7 @@ def puzzles_export(file: str, fmt: str, output: str | None) -> None:
         click.echo(text)
 
 
-# ---------------------------------------------------------------- study (issue 15)
+# ---------------------------------------------------------------- study
 
 @cli.command("study", context_settings=CONTEXT)
 @click.option("--variant", type=choice(Variant.TACTICAL, Variant.LOGIC),

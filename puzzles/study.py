@@ -1,5 +1,5 @@
 """Endgame studies: many positions dealt like puzzle candidates, each solved exactly in
-every named model, and the patterns across them (issue 15).
+every named model, and the patterns across them.
 
 Position ``index`` of ``k`` cards left is dealt from a seed fixed by (seed, k, index) and
 played forward by rule-of-thumb bots (``dealt_by``, one per seat in rotation, as the puzzle

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sys
 import threading
 import time
 
@@ -94,6 +95,25 @@ def test_ctrl_c_that_propagates_from_a_compile_is_raised_once(listening):
     assert stop.value.__context__ is None  # not a second interrupt raised over the first
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     fake_compile(0.01)
+
+
+def test_the_dropped_interrupt_leaves_no_traceback_on_stderr(listening, capsys):
+    """LLVM's callback reports the KeyboardInterrupt it drops ("Exception ignored ...",
+    a traceback); while a kernel compiles that report is left out, other ones are not."""
+    from types import SimpleNamespace
+
+    before = sys.unraisablehook
+    seen = []
+    sys.unraisablehook = seen.append
+    try:
+        with event.trigger_event("numba:compile", data={"dispatcher": _Named("k")}):
+            sys.unraisablehook(SimpleNamespace(exc_value=KeyboardInterrupt()))
+            sys.unraisablehook(SimpleNamespace(exc_value=ValueError("other")))
+        assert sys.unraisablehook == seen.append  # the hook before the compile, back
+    finally:
+        sys.unraisablehook = before
+    assert [type(u.exc_value) for u in seen] == [ValueError]
+    assert capsys.readouterr().err == ""
 
 
 def test_a_compile_seen_from_another_thread_is_not_work(listening):

@@ -225,8 +225,10 @@ def test_imports_take_only_declared_names():
 
 
 def test_import_graph_depth():
-    """At most 16 floors from cli down to a module that imports none of nimmt."""
-    assert nx.dag_longest_path_length(import_graph()) + 1 <= 16
+    """At most 14 floors from cli down to a module that imports none of nimmt (16 before
+    the cards' numbers, the policy interface and the round's table had modules of their
+    own; the goal is 12)."""
+    assert nx.dag_longest_path_length(import_graph()) + 1 <= 14
 
 
 # ---------------------------------------------------------------- messages

@@ -1,5 +1,5 @@
 """One execution layer for every batch command: seeded units run in-process, on local
-processes or on a Dask cluster, with the same results (issue 16).
+processes or on a Dask cluster, with the same results.
 
 A batch is a sequence of *units*: unit i is a picklable argument (usually a tuple holding
 the settings, the seed and i) handed to a module-level *task*; the task's result depends only

@@ -22,6 +22,7 @@ This module imports numba only inside ``install``, so importing it costs nothing
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +31,7 @@ __all__ = ["compile_seconds", "compiling", "install", "on_compile", "work_clock"
 
 on_compile: Callable[[], None] | None = None  # called once, before the first compile
 _state: dict = {"installed": False, "fired": False, "depth": 0, "since": 0.0, "total": 0.0,
-                "interrupted": False, "previous": None, "watching": False}
+                "interrupted": False, "previous": None, "watching": False, "hook": None}
 _lock = threading.Lock()
 
 
@@ -71,7 +72,19 @@ def _watch_sigint() -> None:
     if _state["previous"] in (signal.SIG_IGN, None):
         return
     _state["interrupted"], _state["watching"] = False, True
+    _state["hook"] = sys.unraisablehook
+    sys.unraisablehook = _quiet_interrupt
     signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _quiet_interrupt(unraisable) -> None:
+    """While a kernel compiles: the KeyboardInterrupt an LLVM callback drops is noted
+    (``_on_sigint``) and raised when the compile ends, so its "Exception ignored" report,
+    a traceback on stderr, is left out; anything else is reported as before."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    hook = _state["hook"] or sys.__unraisablehook__
+    hook(unraisable)
 
 
 def _unwatch_sigint(failed: bool) -> None:
@@ -81,6 +94,7 @@ def _unwatch_sigint(failed: bool) -> None:
         return
     _state["watching"] = False
     signal.signal(signal.SIGINT, _state["previous"])
+    sys.unraisablehook = _state["hook"] or sys.__unraisablehook__
     if _state["interrupted"] and not failed:
         _state["interrupted"] = False
         raise KeyboardInterrupt

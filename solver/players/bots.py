@@ -39,7 +39,7 @@ Bots (README's bot table):
   up each player's own cows; the most visited card at the root (a numba kernel). Row
   choices rule-following.
 
-Objectives (``objective=``, issue 12): ``expecti``, ``paranoid``, ``mcs`` and ``ismcts`` play
+Objectives (``objective=``): ``expecti``, ``paranoid``, ``mcs`` and ``ismcts`` play
 for ``cows`` (default), ``margin`` (own cows minus the others' mean) or ``win`` (the share of
 the fewest cows at the end of the round, cows taken so far included: the seat's view needs
 ``taken``); ``nash``'s equilibrium is the zero-sum margin game, its ``expecti`` part uses the
@@ -47,7 +47,7 @@ objective. Search results are turned into costs (lower is better, ``costs``).
 
 Every bot is deterministic for its seed when its budget is counted (nodes, samples,
 playouts); a ``time`` budget makes a decision depend on the machine's speed. Budgets are
-bounds (issue 12 item 6): a counted budget is never passed, and with ``time=T`` the whole
+bounds: a counted budget is never passed, and with ``time=T`` the whole
 decision (its row choices too) comes within max(10%, 50 ms) of T once the kernels are
 loaded (``benchmarks/budgets.py`` measures it): exact searches are stopped by a watcher
 thread, Monte Carlo sizes its batches to the time left, kernels run in ``ChunkSizer``
@@ -425,7 +425,7 @@ class TreeSearchBot(Bot):
     The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
     the first time (a page fault per node or two), so a bot pays it once, not at every
     decision, and a node's cells are cleared by the kernel when it creates the node, not
-    for the whole budget up front (issue 12 item 6: a large ``iterations`` with ``time``).
+    for the whole budget up front (a large ``iterations`` with ``time``).
     So a bot makes one decision at a time (do not share one between threads)."""
 
     def __init__(self, spec: BotSpec, seed: int = 0) -> None:

@@ -78,7 +78,7 @@ def bot_seed(*words: int) -> int:
 class Table:
     """A round in play: rows, every hand, the cards gone, the scores before it."""
 
-    # ---- game records (issue 14): when set, told every resolved turn
+    # ---- game records: when set, told every resolved turn
     recorder: GameRecorder | None = None
     # ---- end game records
 

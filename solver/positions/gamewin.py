@@ -1,4 +1,4 @@
-"""The win objective over a game (issue 12 item 3): what the end of this round is worth to
+"""The win objective over a game: what the end of this round is worth to
 player 1 when the position carries the game (``scores``, ``threshold``).
 
 At the end of the round each total is score + cows taken this round. If a total reaches the

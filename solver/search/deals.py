@@ -1,4 +1,4 @@
-"""Solved two-player deals (issue 17): the solution file, one deal as one unit of work,
+"""Solved two-player deals: the solution file, one deal as one unit of work,
 and many deals' values.
 
 A *solution* is a solved equilibrium (solver.search.nash) of one position written as JSON

@@ -21,6 +21,7 @@ OWNER_POOL the unknown pool.
 from __future__ import annotations
 
 import math
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -924,7 +925,7 @@ DOUBLING_PEAK = 1.5
 INLINE_NODES = 20_000
 POLL_SECONDS = 0.05
 # with a time limit the watcher wakes at the deadline, then every LIMIT_POLL_SECONDS: the
-# search stops within that plus 1,024 nodes (issue 12 item 6: within max(10%, 50 ms))
+# search stops within that plus 1,024 nodes (within max(10%, 50 ms))
 LIMIT_POLL_SECONDS = 0.005
 TIME_LIMIT, INTERRUPTED = 1, 2  # what the caller wrote into stats[STOP]
 
@@ -1068,6 +1069,21 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
                        int(stats[HITS]), int(stats[PRUNED]), seconds, objective)
 
 
+def start_worker(thread: threading.Thread) -> None:
+    """Start ``thread`` with SIGINT held back from the main thread while it starts: a
+    KeyboardInterrupt inside ``Thread.start`` can leave it waiting for good (CPython 3.11).
+    The worker keeps SIGINT blocked, so Ctrl-C reaches the main thread, which stops it."""
+    if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "pthread_sigmask")):
+        thread.start()
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -> bool:
     """Run the search in a worker thread; stop it at the time limit or on Ctrl-C (then
     True). An error inside the worker is raised here."""
@@ -1085,7 +1101,7 @@ def _run_watched(args, stats, max_nodes, results, start, time_limit, progress) -
         finally:
             done.set()
 
-    threading.Thread(target=work, daemon=True).start()
+    start_worker(threading.Thread(target=work, daemon=True))
     reported = 0
     interrupted = False
     try:
