@@ -20,7 +20,6 @@ starts from; the text and DOT labels show it.
 """
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -36,6 +35,7 @@ from ..base.rules import HAND_SIZE, MODELS
 from ..kernels import turns
 from ..positions.position import Position, format_position
 from .exact import estimate_nodes, opponent_set_count, solve_exact
+from .line import Play, opponent_sets
 from .nash import (
     check_nash_position,
     estimate_bytes,
@@ -108,21 +108,10 @@ class _TooBig(Exception):
     pass
 
 
-def _opponent_sets(position: Position) -> list[tuple[tuple[int | None, int], ...]]:
-    """Every opponents' card set of one turn: ((player index or None if hidden, card), ...)."""
-    known = [(i, h) for i, h in enumerate(position.hands) if i and h is not None]
-    hidden = len(position.hidden_players)
-    sets: list[tuple[tuple[int | None, int], ...]] = []
-    for picks in itertools.product(*(h for _, h in known)):
-        for combo in itertools.combinations(position.pool, hidden):
-            sets.append(tuple((i, c) for (i, _), c in zip(known, picks))
-                        + tuple((None, c) for c in combo))
-    return sets
-
-
-def _set_label(cards) -> str:
-    named = [f"p{i + 1} {c}" for i, c in cards if i is not None]
-    hidden = [str(c) for i, c in cards if i is None]
+def _set_label(plays: tuple[Play, ...]) -> str:
+    """The opponents' cards as an edge's label: ``p2 17, hidden 3, 9``."""
+    named = [f"p{p.player} {p.card}" for p in plays if not p.hidden]
+    hidden = [str(p.card) for p in plays if p.hidden]
     return ", ".join(named + ([f"hidden {', '.join(hidden)}"] if hidden else []))
 
 
@@ -232,10 +221,10 @@ def _opponents(b: _Build, position: Position, card: int, value: float, turn_inde
     me = b.node(actor=actor, position=format_position(position), value=value,
                 cows_in=cows_in, card=card)
     b.edge(parent, me, **edge_attrs, _value=value)
-    sets = _opponent_sets(position)
+    sets = opponent_sets(position)
     if b.model == "nash":
         freq = b.solve(position)["p2"]
-        probabilities = [freq[s[0][1]] for s in sets]
+        probabilities = [freq[s[0].card] for s in sets]
     elif b.model == "random":
         probabilities = [1.0 / len(sets)] * len(sets)
     else:
@@ -246,9 +235,8 @@ def _opponents(b: _Build, position: Position, card: int, value: float, turn_inde
             values.append(None)
             continue
         cards = [card] + [0] * (position.players - 1)
-        hidden_seat = iter(position.hidden_players)
-        for i, c in s:
-            cards[i if i is not None else next(hidden_seat)] = c
+        for play in s:
+            cards[play.player - 1] = play.card
         values.append(_turn(b, position, cards, {}, turn_index, cows_in, me,
                             {"label": _set_label(s), "cows": 0, "probability": prob}, taken))
     if b.emit and b.model == "worst":  # the adversary's choice: probability 1 on its first max
