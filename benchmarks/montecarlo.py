@@ -58,7 +58,7 @@ BIG = [("tactical", 4, 8), ("tactical", 3, 7), ("logic", 4, 6), ("tactical", 2, 
 
 
 def positions():
-    yield "3p tactical k=5 (issue 10)", parse_position(TESTER)
+    yield "3p tactical k=5 (a tester's position)", parse_position(TESTER)
     for name, variant, players, placement, k, seed in DEALS:
         yield f"{name} (deal seed {seed})", deal_position(Rules(variant, players, placement), k,
                                                           seed=seed)
@@ -101,7 +101,7 @@ print(json.dumps(out))
 """
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 COMPARE = [("example-standard (4p standard k=9)", "example-standard", 400),
-           ("3p tactical k=5 (issue 10)", TESTER, 400)] + [
+           ("3p tactical k=5 (a tester's position)", TESTER, 400)] + [
     (f"{v} {n}p {pl} k={k} (deal seed {seed})", (v, n, pl, k, seed), 400)
     for v, n, pl, k, seed in [("tactical", 2, "normal", 7, 1), ("tactical", 3, "normal", 5, 2),
                               ("tactical", 2, "professional", 6, 3),
