@@ -1,4 +1,4 @@
-"""The batch layer's backends side by side (issue 16): one batch of units in process, on
+"""The batch layer's backends side by side: one batch of units in process, on
 local processes and on a 2-worker Dask LocalCluster, in one run.
 
     python benchmarks/backends.py [--candidates 200] [--deals 2000] [--long-deals 200]

@@ -1,4 +1,4 @@
-"""Budgets that hold (issue 12 item 6): per-decision time against a time budget.
+"""Budgets that hold: per-decision time against a time budget.
 
     python benchmarks/budgets.py [--seconds 0.2] [--seeds 3] [--old DIR] [--overhead-only]
                                  [--deciders ismcts,mcs] [--decisions-only]

@@ -1,4 +1,4 @@
-"""Draft analysis figures (issue 13): Monte Carlo samples per second for a draft's first
+"""Draft analysis figures: Monte Carlo samples per second for a draft's first
 pick with 2 and 4 players, the time of 10,000 samples per card for the 24-card
 2-player pool (the goal: within 2 s), and the 95% interval width reached in 1 s.
 

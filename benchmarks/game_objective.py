@@ -1,4 +1,4 @@
-"""What the win objective over a game costs against the round's win (issue 12 item 3):
+"""What the win objective over a game costs against the round's win:
 the exact search and Monte Carlo on the same positions, side by side in one process
 (alternating, the least of the repeats), with node counts; and the one-time cost of the
 continuation (the measured round, the dynamic programme).

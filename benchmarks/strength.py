@@ -50,7 +50,7 @@ SETTINGS = {
         "ismcts,random", "ismcts:iterations=1000,random", "ismcts,expecti", "ismcts,mcs"]),
     "4p-ismcts": (Rules("tactical", 4, one_round=True), ["ismcts,expecti,mcs,closest"]),
     "3p-ismcts": (Rules("logic", 3, one_round=True), ["ismcts,expecti,mcs"]),
-    # objectives (issue 12 item 3): the same bot with win or margin against itself with cows
+    # objectives: the same bot with win or margin against itself with cows
     "2p-objectives": (Rules("tactical", 2, one_round=True), [
         "expecti:objective=win,expecti", "expecti:objective=margin,expecti",
         "ismcts:objective=win,ismcts", "ismcts:objective=margin,ismcts"]),
@@ -61,7 +61,7 @@ SETTINGS = {
         "ismcts:iterations=1000,objective=win,c=0.35,random",
         "ismcts:iterations=1000,objective=win,c=1.4,random",
         "ismcts:iterations=1000,objective=margin,random"]),
-    # issue 12's bar beyond: the best bot for the win at 0.2 s a decision against a UCT of the
+    # the bar beyond: the best bot for the win at 0.2 s a decision against a UCT of the
     # published strength (decoupled UCT over joint moves for the win, 10,000 iterations a move)
     "2p-uct": (Rules("tactical", 2, one_round=True), [
         "expecti:objective=win,time=0.2,ismcts:objective=win,c=0.7"]),

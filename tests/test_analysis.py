@@ -361,7 +361,7 @@ def test_worst_over_budget_refuses():
         analyse(example("example-standard"), opponents="worst", method="exact")
     assert "max_nodes" in str(info.value)
     assert "--max-nodes" in cli_message(info.value)
-    # auto falls back (issue 12 item 6; tests/test_budgets.py), saying why
+    # auto falls back (tests/test_budgets.py), saying why
     fell = analyse(example("example-standard"), opponents="worst", samples=20, seed=1)
     assert fell.opponents == "random" and fell.extra["fallback_from"] == "worst"
 

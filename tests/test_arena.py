@@ -1,4 +1,4 @@
-"""`nimmt arena` and the game loop behind it (issue 12, item 5): duplicate rotation, the
+"""`nimmt arena` and the game loop behind it: duplicate rotation, the
 bookkeeping against hand-computed games, legality checks, determinism across workers,
 bad bot names on the command line."""
 from __future__ import annotations

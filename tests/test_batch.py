@@ -1,4 +1,4 @@
-"""The batch layer (solver.base.batch, issue 16): every batch command gives the same JSON for a
+"""The batch layer (solver.base.batch): every batch command gives the same JSON for a
 seed in process, on 2 local processes and on a 2-worker Dask LocalCluster; a worker killed
 mid-run loses nothing; an unreachable scheduler is one line and exit status 2.
 

@@ -1,4 +1,4 @@
-"""Opponent models from bots (issue 12 item 4): ``analyse --opponents BOT``.
+"""Opponent models from bots: ``analyse --opponents BOT``.
 
 The exact enumeration is held against a brute force written here from docs/RULES.md on
 ``solver/base/reference.py``: a pure-Python ``closest`` bot, every split of the pool as a

@@ -1,4 +1,4 @@
-"""The policy interface (issue 12, items 1 and 2): names, the rule-of-thumb bots through the
+"""The policy interface: names, the rule-of-thumb bots through the
 engine's kernels, and the search-backed bots against the analysis they stand for."""
 from __future__ import annotations
 

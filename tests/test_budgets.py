@@ -1,4 +1,4 @@
-"""Budgets that hold, fallbacks in auto, the turn= key (issue 12 item 6).
+"""Budgets that hold, fallbacks in auto, the turn= key.
 
 Timing here is a bound check of the mechanism only, with generous slack for a loaded
 machine (the positions below used to take 2x to 100x their budget); the measured

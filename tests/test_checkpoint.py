@@ -1,4 +1,4 @@
-"""Deal checkpoints (issue 17): the root cells of a two-player equilibrium kept in a file as
+"""Deal checkpoints: the root cells of a two-player equilibrium kept in a file as
 they are solved, so that a solve stopped by Ctrl-C or a time limit goes on from them; and
 the root cells solved apart, each a unit of the batch layer (solve-deal --by-cell).
 

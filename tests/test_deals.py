@@ -1,8 +1,8 @@
-"""Solving whole deals (issue 17): the compact table and the levels solved again give the
+"""Solving whole deals: the compact table and the levels solved again give the
 table's values and strategies; the table spilled to a file gives the in-memory results;
 solution files (solve-deal --output, analyse --solution) and batches of deals.
 
-The reference is the search as it was before issue 17, still selectable: every state of
+The reference is the search as it was before the compact table, still selectable: every state of
 at least two cards each kept in full slots (``memo_from=2, compact=False``: three float64
 values a state). Values and strategies must be identical to the bit; player 1's expected
 cows within COWS_TOL (the compact slot keeps them in fixed point, solver.kernels.table).

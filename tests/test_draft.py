@@ -1,4 +1,4 @@
-"""The logic variant's draft (issue 13): draft positions, their analysis, draft bots and
+"""The logic variant's draft: draft positions, their analysis, draft bots and
 whole logic rounds."""
 from __future__ import annotations
 

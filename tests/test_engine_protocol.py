@@ -1,4 +1,4 @@
-"""nimmt engine: JSON-RPC 2.0 over stdin/stdout (issue 14, item 4), in process and as a
+"""nimmt engine: JSON-RPC 2.0 over stdin/stdout, in process and as a
 subprocess: one reply per request, in order, with ids; analyse's result is exactly
 ``nimmt analyse --format json``; bad params keep it running; Ctrl-C and end of input."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""arena --bot-command: programs speaking the engine protocol play as bots (issue 14, item
-4): ``nimmt engine`` as the external bot plays exactly as the bot in process; illegal
-moves, crashes and silence are one line naming the bot, its seat and the position; the
-programs are started once per worker and shut down at the end."""
+"""arena --bot-command: programs speaking the engine protocol play as bots: ``nimmt engine`` as
+the external bot plays exactly as the bot in process; illegal moves, crashes and silence are
+one line naming the bot, its seat and the position; the programs are started once per worker
+and shut down at the end."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""The win objective over a game (issue 12 item 3, solver/positions/gamewin.py): the continuation's
+"""The win objective over a game (solver/positions/gamewin.py): the continuation's
 dynamic programme against a plain recursion, the exact search against a brute force
 written here on solver/base/reference.py (scores that do and do not end the game), Monte Carlo
 inside its 99% interval, the bots, the ``threshold`` key (round trip, bad input), and no

@@ -1,4 +1,4 @@
-"""Hostile files (issue 10): output paths, interrupted puzzle generation, files read, and
+"""Hostile files: output paths, interrupted puzzle generation, files read, and
 numba's cache when nothing beside the package or in the home folder can be written.
 
 Every bad case is one line on stderr and exit status 2 (130 after Ctrl-C), and no file is

@@ -1,4 +1,4 @@
-"""Hostile input (issue 10): a strict position parser, options that do not go together,
+"""Hostile input: a strict position parser, options that do not go together,
 solve-deal on positions nash cannot solve, seeds reported, the quiz (refutation of your
 card, turn numbers, Ctrl-C), --help hints, plurals, the compile notice.
 

@@ -1,4 +1,4 @@
-"""Monte Carlo held to what it says it is (issue 10, "An honest `auto`"; issue 11's tie-break).
+"""Monte Carlo held to what it says it is (an honest `auto`; the tie-break).
 
 * A figure that is not the exact model's value is labelled as an upper bound in the table
   header, the heading, the JSON and Markdown; a figure whose later turns are all exact is
@@ -174,7 +174,7 @@ def test_noise_verdict_from_a_real_run(runner):
     assert "within the noise" in result.stdout.splitlines()[-1]
 
 
-# ---------------------------------------------------------------- tie-break (issue 11)
+# ---------------------------------------------------------------- tie-break
 
 # Player 1's 7 is below every row; rows 23, 9 and 21 (indexes 1..3) all hold one cow. The
 # rule-following choice takes the row ending 9 (lowest last card, index 2); the drifted

@@ -1,4 +1,4 @@
-"""Budgets and interrupts in every search (issue 10): exact search honours a time limit,
+"""Budgets and interrupts in every search: exact search honours a time limit,
 Ctrl-C and a memory budget and says what it finished; auto tries exact search before
 Monte Carlo; tree refuses a hopeless tree at once; the nash plan and time limit count
 what they should. Each case: one line (or the cards finished, then one line) and the
@@ -245,7 +245,7 @@ def test_auto_does_not_try_a_hopeless_search():
 
 
 def test_auto_worst_falls_back_from_a_hopeless_search(runner):
-    """auto falls back to the random model, saying why (issue 12 item 6); exact refuses."""
+    """auto falls back to the random model, saying why; exact refuses."""
     r = invoke(runner, "analyse", nimmt_deal("standard", 4, 2), "--opponents", "worst",
                "--samples", "20", "--seed", "1")
     assert r.exit_code == 0 and "fell back to the random model" in r.output

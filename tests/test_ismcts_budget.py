@@ -1,6 +1,5 @@
-"""ismcts keeps its tree between decisions and clears each node as it adds it (issue 12
-item 6): the same visits as a tree allocated cleared for the whole budget, whatever the
-buffers held before."""
+"""ismcts keeps its tree between decisions and clears each node as it adds it: the same
+visits as a tree allocated cleared for the whole budget, whatever the buffers held before."""
 from __future__ import annotations
 
 import numpy as np

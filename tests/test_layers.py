@@ -429,7 +429,7 @@ def choices_of(command: click.Command, option: str) -> list[str]:
 def test_cli_choices_come_from_the_enums():
     commands = cli.cli.commands
     puzzles = commands["puzzles"].commands
-    # analyse --opponents: a model (its names from the enum) or a bot (issue 12 item 4)
+    # analyse --opponents: a model (its names from the enum) or a bot
     from nimmt.solver.search.analysis import OPPONENTS
     assert list(OPPONENTS) == [str(m) for m in Model]
     assert choices_of(commands["analyse"], "method") == list(Method)

@@ -1,4 +1,4 @@
-"""Objectives (issue 12 item 3): ``cows``, ``margin`` and ``win`` in the exact search and
+"""Objectives: ``cows``, ``margin`` and ``win`` in the exact search and
 in Monte Carlo, against a brute force written here on solver/base/reference.py; the ``taken``
 key of the notation (round trip, validation)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`nimmt play` (issue 14, item 3) driven by scripted input: a whole round with a row
+"""`nimmt play` driven by scripted input: a whole round with a row
 choice, hint, why, undo; quit and the end of input save the record."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Typed puzzle records (issue 11): sets read and written as exactly the JSON they were, checks
+"""Typed puzzle records: sets read and written as exactly the JSON they were, checks
 on load that name the puzzle and the field, and the search-level principal line that makes the
 refutations (it reproduces every stored one)."""
 from __future__ import annotations

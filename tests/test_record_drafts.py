@@ -1,4 +1,4 @@
-"""Game records keep the logic draft's picks in order (issue 14, item 1): arena and
+"""Game records keep the logic draft's picks in order: arena and
 simulate with --drafters save them; loading replays the picks (order, legality, the
 hands and rows they make) and says, in one line, the first that is wrong."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Game records (issue 14, item 1): simulate / arena save their games, loading replays
+"""Game records: simulate / arena save their games, loading replays
 every move with the engine, an illegal move is one line naming it."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`nimmt review` (issue 14, item 2): labels on a game built with a known blunder and a
+"""`nimmt review`: labels on a game built with a known blunder and a
 known best move, regrets equal to `analyse` on the same views, row choices, formats."""
 from __future__ import annotations
 

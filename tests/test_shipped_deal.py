@@ -1,4 +1,4 @@
-"""The whole deal the project solved (issue 17: seed 10, ten cards each, from the first turn),
+"""The whole deal the project solved (seed 10, ten cards each, from the first turn),
 shipped in benchmarks/results/: its solution file is the dealt position's, loads (which
 checks that its strategies give back its value from its own cells), agrees with the
 checkpoint its cells came from, and its equilibrium is a saddle point that the cells

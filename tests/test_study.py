@@ -1,4 +1,4 @@
-"""nimmt study (issue 15): per-position numbers, statistics, determinism, reports, errors."""
+"""nimmt study: per-position numbers, statistics, determinism, reports, errors."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""The win objective with two or more hidden hands (issue 12 item 3): the exact search
+"""The win objective with two or more hidden hands: the exact search
 (solver/search/exact.py "hidden seats") and Monte Carlo against brute forces written here.
 
 The model: every consistent split of the pool equally likely, every opponent playing a
