@@ -154,6 +154,34 @@ def test_interrupt_keeps_the_cards_finished(three_exact):
         {c.card: c.value for c in three_exact.cards}[8], abs=1e-12)
 
 
+def test_ctrl_c_as_the_search_finishes_still_stops_the_caller(monkeypatch):
+    """Ctrl-C that lands while a short search is finishing: the search ends complete, and
+    the interrupt still reaches the caller (it was lost, and a loop of short searches such
+    as puzzle generation went on)."""
+    import threading
+
+    from nimmt.solver.search import exact
+
+    class LateCtrlC(threading.Event):
+        calls = 0
+
+        def wait(self, timeout=None):
+            finished = super().wait()  # the search has ended
+            LateCtrlC.calls += 1
+            if LateCtrlC.calls == 1:
+                raise KeyboardInterrupt
+            return finished
+
+    from types import SimpleNamespace
+
+    # exact's own view of threading changed, not the module (Thread.start waits on an Event)
+    monkeypatch.setattr(exact, "threading", SimpleNamespace(**{**vars(threading),
+                                                               "Event": LateCtrlC}))
+    with pytest.raises(KeyboardInterrupt):
+        solve_exact(parse_position(THREE), "random", max_nodes=10**9, time_limit=600)
+    assert LateCtrlC.calls == 2  # interrupted once, then waited for the worker
+
+
 def test_cli_interrupt_prints_the_cards_finished(runner, monkeypatch):
     class CtrlC(cli.LazyProgress):
         def __call__(self, step):

@@ -1065,6 +1065,8 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
     if stats[ABORTED]:
         _raise_stopped(stats, lines, position, model, max_nodes, time_limit, memory, seconds,
                        interrupted, memo_slot_bytes(layout))
+    if interrupted:  # Ctrl-C as the search finished: the interrupt still stops the caller
+        raise KeyboardInterrupt
     return ExactResult(model, tuple(lines), int(stats[RESOLVED]), int(stats[STATES]),
                        int(stats[HITS]), int(stats[PRUNED]), seconds, objective)
 
