@@ -33,8 +33,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.positions.owners import estimate_nodes
 from nimmt.solver.positions.position import format_position, load_position  # noqa: E402
-from nimmt.solver.search.exact import estimate_nodes, solve_exact  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402  # noqa: E402
 from nimmt.solver.search.game import deal_position  # noqa: E402
 from nimmt.solver.search.montecarlo import run_montecarlo  # noqa: E402
 

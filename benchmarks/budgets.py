@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from nimmt.solver.base.rules import Rules  # noqa: E402
 from nimmt.solver.players import bots  # noqa: E402
 from nimmt.solver.search import analysis  # noqa: E402
-from nimmt.solver.search.exact import solve_exact  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402  # noqa: E402
 from nimmt.solver.search.game import deal_position  # noqa: E402
 from nimmt.solver.search.montecarlo import run_montecarlo  # noqa: E402
 

@@ -28,9 +28,9 @@ from tabulate import tabulate
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from nimmt.solver.base.rules import Rules, card_cows  # noqa: E402
-from nimmt.solver.positions import gamewin  # noqa: E402
+from nimmt.solver.positions import objective as goals  # noqa: E402
 from nimmt.solver.positions.position import Position, format_position, parse_position  # noqa: E402
-from nimmt.solver.search.exact import solve_exact  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402  # noqa: E402
 from nimmt.solver.search.game import deal_position  # noqa: E402
 from nimmt.solver.search.montecarlo import run_montecarlo  # noqa: E402
 
@@ -57,7 +57,7 @@ def exact_rows(cases, repeats: int) -> list[list]:
                 r = solve_exact(p, model, objective="win", max_nodes=10**10)
                 best[name] = min(best[name], r.seconds)
                 nodes[name] = r.resolved
-        rows.append([f"{rules.variant} {rules.players}p", k, model, gamewin.win_word(game),
+        rows.append([f"{rules.variant} {rules.players}p", k, model, goals.win_word(game),
                      f"{nodes['round']:,}", f"{nodes['game']:,}", f"{best['round']:.3f}",
                      f"{best['game']:.3f}", f"{best['game'] / best['round']:.2f}"])
     return rows
@@ -72,7 +72,7 @@ def montecarlo_rows(cases, repeats: int) -> list[list]:
             for name, p in (("round", plain), ("game", game)):
                 r = run_montecarlo(p, samples=samples, seed=1, objective="win")
                 best[name] = min(best[name], r.seconds)
-        rows.append([f"{rules.variant} {rules.players}p", k, samples, gamewin.win_word(game),
+        rows.append([f"{rules.variant} {rules.players}p", k, samples, goals.win_word(game),
                      f"{best['round']:.3f}", f"{best['game']:.3f}",
                      f"{best['game'] / best['round']:.2f}"])
     return rows
@@ -122,18 +122,18 @@ def main() -> None:
         print(arena_table(args.arena, args.bot, args.seed))
         return
     t0 = time.perf_counter()
-    gamewin.round_cows.cache_clear()
-    dist = gamewin.round_cows("tactical", "normal")
+    goals.round_cows.cache_clear()
+    dist = goals.round_cows("tactical", "normal")
     measured = time.perf_counter() - t0
     t0 = time.perf_counter()
-    gamewin.round_cows.cache_clear()
-    gamewin.round_cows("tactical", "normal")
+    goals.round_cows.cache_clear()
+    goals.round_cows("tactical", "normal")
     again = time.perf_counter() - t0
     t0 = time.perf_counter()
-    gamewin.continuation(dist, 66)
+    goals.continuation(dist, 66)
     programme = time.perf_counter() - t0
-    print(f"continuation, tactical 2p: {gamewin.CONTINUATION_ROUNDS:,} rounds of "
-          f"{gamewin.CONTINUATION_BOT} self-play {measured:.2f} s (kernels loading "
+    print(f"continuation, tactical 2p: {goals.CONTINUATION_ROUNDS:,} rounds of "
+          f"{goals.CONTINUATION_BOT} self-play {measured:.2f} s (kernels loading "
           f"included; again {again:.2f} s), dynamic programme to 66: {programme * 1e3:.0f} ms;"
           " once per process and variant")
     print()

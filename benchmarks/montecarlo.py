@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from nimmt.solver.base.defaults import DEFAULT_MAX_NODES  # noqa: E402
 from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.positions import owners
 from nimmt.solver.positions.position import format_position, load_position, parse_position  # noqa: E402
 from nimmt.solver.search import exact, montecarlo  # noqa: E402
 from nimmt.solver.search.game import deal_position  # noqa: E402
@@ -68,7 +69,7 @@ def old_depth(position) -> int:
     """The former rule: exact continuation once ONE state costs at most 20,000 nodes."""
     best = 0
     for e in range(1, position.cards_left):
-        if exact.estimate_nodes(position, cards_left=e) <= OLD_SAMPLE_BUDGET:
+        if owners.estimate_nodes(position, cards_left=e) <= OLD_SAMPLE_BUDGET:
             best = e
     return best
 

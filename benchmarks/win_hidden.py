@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from nimmt.solver.base.rules import Rules, card_cows  # noqa: E402
 from nimmt.solver.positions.position import format_position, parse_position  # noqa: E402
-from nimmt.solver.search.exact import solve_exact  # noqa: E402
+from nimmt.solver.search.exact import solve_exact  # noqa: E402  # noqa: E402
 from nimmt.solver.search.game import deal_position  # noqa: E402
 
 from checkouts import checkout_module, load_package  # noqa: E402

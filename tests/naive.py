@@ -9,6 +9,10 @@ function (or class) per oracle:
 * ``card_values`` / ``card_values_plain``: every card's expected (model ``random``) or
   guaranteed (``worst``) cows for player 1 to the end of the round, by enumeration
   (memoised / plain, the benchmark's baseline);
+* ``brute_values``: every card's value for an objective (cows, margin, win) by plain
+  recursion (tests/search/test_objectives.py and the win with hidden hands).
+* ``brute_win`` and ``brute_splits``: the win objective with two or more hidden hands,
+  turn by turn and from the splits of the hidden hands.
 * ``NashBrute``: the two-player equilibrium game by recursion over matrix games, solved by
   ``game_value`` (a pure saddle point, else scipy's HiGHS via ``lp_game``);
   ``highs_batch`` solves many matrix games in one LP;
@@ -24,7 +28,7 @@ folder to sys.path first.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+from collections import Counter, defaultdict
 
 import numpy as np
 
@@ -50,7 +54,7 @@ def card_values(position: Position, model: str, events: set | None = None) -> di
     maximises; inside a turn the cards are placed lowest first and an owner with several
     options chooses when its card is placed: player 1 minimises, the ``worst`` adversary
     maximises, a ``random`` opponent follows ``reference.rule_following``.
-    (tests/test_analysis.py's oracle)"""
+    (tests/search/test_analysis.py's oracle)"""
     assert model in ("random", "worst")
     professional = position.professional
     hidden = len(position.hidden_players)
@@ -234,7 +238,7 @@ class NashBrute:
     D, player 2 maximises it. value(state) = value of the k-by-k matrix game whose cell
     (a, b) places both cards lowest first, each owner choosing its row when its card is
     placed (having seen both cards), plus the next state's value; 0 with no cards left.
-    The matrix games are solved by ``game_value`` (tests/test_nash.py's oracle).
+    The matrix games are solved by ``game_value`` (tests/search/test_nash.py's oracle).
     """
 
     def __init__(self, position: Position, mode: str = "nash"):
@@ -309,7 +313,7 @@ def perft(rows, hands, professional):
     """(histories, set of final row states, Counter of placements by kind): every way the
     rest of the round can go with all hands known, each player any card of its hand each
     turn and a card with several options branching once per option, walked with
-    ``reference.options``/``apply_option`` (tests/test_perft.py's oracle)."""
+    ``reference.options``/``apply_option`` (tests/kernels/test_perft.py's oracle)."""
     events = Counter()
     states = set()
 
@@ -352,7 +356,7 @@ def tree_node_counts(position, model, depth=None):
     (one card of each known hand, any set of cards from the pool for the hidden hands), the
     turn resolved lowest card first: a choice node wherever the card's owner has several
     options and chooses (player 1 always; opponents under worst and nash; under random they
-    follow reference.rule_following), one branch per option. (tests/test_tree.py's oracle)
+    follow reference.rule_following), one branch per option. (tests/search/test_tree.py's oracle)
     """
     k = position.cards_left
     depth = k if depth is None else min(depth, k)
@@ -440,3 +444,192 @@ def logic_draft(n, start, bots):
     for pick in range(10 * n):
         hands[(start + pick) % n].append(pool.pop(0))
     return [sorted(h) for h in hands], sorted(pool)
+
+
+def brute_values(position: Position, model: str, objective: str) -> dict[int, float]:
+    """Every card's value for ``objective`` by plain recursion over the rest of the round
+    (no memo): player 1 minimises its cost at every card and row choice; opponents' cards
+    are every card of each known hand and every set of cards from the pool (averaged:
+    random; the maximum cost: worst); a random opponent's row choice is rule-following, the
+    worst adversary's maximises the cost. Cost at the end of the round, from the cows each
+    seat took (seat 0 player 1, then known opponents, then the hidden hands as one seat):
+    cows: player 1's; margin: player 1's minus the others' divided by players - 1; win:
+    1 - player 1's share of the fewest cows over the whole round (``taken`` included).
+    Values: cost, or for win 1 - cost (the probability of winning)."""
+    known = [h for h in position.hands[1:] if h is not None]
+    hidden = len(position.hidden_players)
+    seats = 1 + len(known) + (1 if hidden else 0)
+    taken = position.taken_so_far if objective == "win" else (0,) * position.players
+    assert taken is not None
+    start = [0] * seats
+    if objective == "win":
+        assert hidden <= 1
+        order = [0] + [p for p, h in enumerate(position.hands) if p and h is not None] + \
+            list(position.hidden_players)
+        start = [taken[p] for p in order]
+
+    def end_cost(cows):
+        if objective == "cows":
+            return cows[0] - start[0]
+        if objective == "margin":
+            return cows[0] - sum(cows[1:]) / (position.players - 1)
+        fewest = min(cows)
+        share = 1 / cows.count(fewest) if cows[0] == fewest else 0.0
+        return 1.0 - share
+
+    def place(rows, turn, i, hands, pool, cows):
+        if i == len(turn):
+            return state(rows, hands, pool, cows)
+        card, seat = turn[i]
+        opts = reference.options(rows, card, position.professional)
+        if len(opts) > 1 and seat and model == "random":
+            opts = [reference.rule_following(rows, opts)]
+        values = []
+        for o in opts:
+            new, got = reference.apply_option(rows, card, o)
+            more = list(cows)
+            more[seat] += got
+            values.append(place(new, turn, i + 1, hands, pool, more))
+        return min(values) if seat == 0 else max(values)
+
+    def card_value(rows, c, hands, pool, cows):
+        outcomes = []
+        for combo in itertools.product(*hands[1:], itertools.combinations(pool, hidden)):
+            turn = [(c, 0)] + [(x, 1 + j) for j, x in enumerate(combo[:len(hands) - 1])]
+            turn += [(x, seats - 1) for x in combo[-1]]
+            after = [tuple(x for x in h if x != played) for h, (played, _) in zip(hands, turn)]
+            rest = tuple(x for x in pool if x not in combo[-1])
+            outcomes.append(place(rows, sorted(turn), 0, after, rest, cows))
+        return sum(outcomes) / len(outcomes) if model == "random" else max(outcomes)
+
+    def state(rows, hands, pool, cows):
+        if not hands[0]:
+            return end_cost(cows)
+        return min(card_value(rows, c, hands, pool, cows) for c in hands[0])
+
+    hands = [position.hand, *known]
+    pool = tuple(position.pool) if hidden else ()
+    rows = [list(r) for r in position.rows]
+    costs = {c: card_value(rows, c, hands, pool, start) for c in position.hand}
+    return {c: 1.0 - v if objective == "win" else v for c, v in costs.items()}
+
+
+# ---------------------------------------------------------------- win with hidden seats
+
+def seat_order(position: Position) -> list[int]:
+    """Players by seat: player 1, the known opponents, the hidden players (goal_array's)."""
+    known = [p for p, h in enumerate(position.hands) if p and h is not None]
+    return [0, *known, *position.hidden_players]
+
+
+def win_cost(cows) -> float:
+    """1 - player 1's share of the fewest cows (seat 0 is player 1)."""
+    fewest = min(cows)
+    return 1.0 - (1.0 / cows.count(fewest) if cows[0] == fewest else 0.0)
+
+
+def place_win_turn(rows, turn, i, cows, professional, model, leaf, p1_rule=False):
+    """The turn's cards (card, seat), ascending, from card i on: player 1 minimises at its
+    row choices (rule-following with ``p1_rule``), the worst adversary maximises at its, a
+    random opponent's is rule-following; ``leaf(rows, cows)`` once the turn is placed."""
+    if i == len(turn):
+        return leaf(rows, cows)
+    card, seat = turn[i]
+    opts = reference.options(rows, card, professional)
+    if len(opts) > 1 and (seat or p1_rule) and model == "random":
+        opts = [reference.rule_following(rows, opts)]
+    values = []
+    for o in opts:
+        new, got = reference.apply_option(rows, card, o)
+        more = list(cows)
+        more[seat] += got
+        values.append(place_win_turn(new, turn, i + 1, more, professional, model, leaf, p1_rule))
+    return min(values) if seat == 0 else max(values)
+
+
+def brute_win(position: Position, model: str, p1_rule: bool = False) -> dict[int, float]:
+    """Every card's probability of winning the round (random) or guaranteed share (worst),
+    by plain recursion: each turn every card of each known hand and every ordered tuple of
+    distinct pool cards for the hidden players (hidden player t plays the tuple's t-th).
+    ``p1_rule``: player 1's row choices rule-following too (Monte Carlo's playouts)."""
+    order = seat_order(position)
+    assert position.taken_so_far is not None
+    start = [position.taken_so_far[p] for p in order]
+    known_hands = [position.hands[p] for p in order[1:] if position.hands[p] is not None]
+    nk, nh = len(known_hands), len(position.hidden_players)
+
+    def card_value(rows, c, hands, pool, cows):
+        outcomes = []
+        for combo in itertools.product(*hands[1:]):
+            for tup in itertools.permutations(pool, nh):
+                turn = [(c, 0)] + [(x, 1 + j) for j, x in enumerate(combo)]
+                turn += [(x, 1 + nk + t) for t, x in enumerate(tup)]
+                after = [tuple(x for x in h if x != played)
+                         for h, played in zip(hands, (c, *combo))]
+                rest = tuple(x for x in pool if x not in tup)
+                outcomes.append(place_win_turn(
+                    rows, sorted(turn), 0, cows, position.professional, model,
+                    lambda r, w, a=after, p=rest: state(r, a, p, w), p1_rule))
+        return sum(outcomes) / len(outcomes) if model == "random" else max(outcomes)
+
+    def state(rows, hands, pool, cows):
+        if not hands[0]:
+            return win_cost(cows)
+        return min(card_value(rows, c, hands, pool, cows) for c in hands[0])
+
+    hands = [position.hand, *known_hands]
+    rows = [list(r) for r in position.rows]
+    return {c: 1.0 - card_value(rows, c, hands, tuple(position.pool), start)
+            for c in position.hand}
+
+
+def brute_splits(position: Position) -> dict[int, float]:
+    """The random model's win probabilities with two cards left, from the splits: every
+    way to deal the hidden hands (two cards each) from the pool and every card each
+    opponent may play now, equally likely; after this turn's cards are revealed player 1
+    chooses its rows knowing only what it saw (the splits that agree with it, equally
+    likely), then the last turn is forced but for its row choices."""
+    assert position.cards_left == 2
+    order = seat_order(position)
+    assert position.taken_so_far is not None
+    start = [position.taken_so_far[p] for p in order]
+    known_hands = [position.hands[p] for p in order[1:] if position.hands[p] is not None]
+    nk, nh = len(known_hands), len(position.hidden_players)
+    prof = position.professional
+
+    def splits(pool, n):
+        if n == 0:
+            yield ()
+            return
+        for hand in itertools.combinations(pool, 2):
+            rest = tuple(x for x in pool if x not in hand)
+            for more in splits(rest, n - 1):
+                yield (hand, *more)
+
+    rows0 = [list(r) for r in position.rows]
+    result = {}
+    for c in position.hand:
+        last = next(x for x in position.hand if x != c)
+        # what player 1 sees this turn -> the other players' last cards, one per split and play
+        seen: dict[tuple, list[tuple]] = defaultdict(list)
+        for split in splits(tuple(position.pool), nh):
+            for now in itertools.product(*known_hands, *split):
+                later = tuple(next(x for x in h if x != played)
+                              for h, played in zip((*known_hands, *split), now))
+                seen[now].append(later)
+        total = sum(len(v) for v in seen.values())
+        value = 0.0
+        for now, laters in seen.items():
+            turn = sorted([(c, 0)] + [(x, 1 + s) for s, x in enumerate(now)])
+
+            def after_turn(rows, cows, laters=laters, last=last):
+                costs = [place_win_turn(rows, sorted([(last, 0)] + [(x, 1 + s) for s, x in
+                                                          enumerate(later)]),
+                               0, cows, prof, "random", lambda r, w: win_cost(w))
+                         for later in laters]
+                return sum(costs) / len(costs)
+
+            value += len(laters) * place_win_turn(rows0, turn, 0, start, prof, "random", after_turn)
+        result[c] = 1.0 - value / total
+    assert nk + nh == position.players - 1
+    return result

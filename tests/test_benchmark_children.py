@@ -69,9 +69,12 @@ def test_no_benchmark_script_shadows_an_importable_module():
     package (benchmarks/distributed.py once did, for dask's) is imported in its place, by
     the script itself and by every process started from it."""
     # the checkout's own folders are not installed under their names (they are nimmt.*);
-    # ``python -m pytest`` puts the working directory on sys.path, which would find them
+    # ``python -m pytest`` puts the working directory on sys.path, which would find them,
+    # and pytest puts the test folders there (a benchmark's process never sees them)
+    tests = (ROOT / "tests").resolve()
     installed = [p for p in sys.path
-                 if p and Path(p).resolve() not in (ROOT.resolve(), Path.cwd().resolve())]
+                 if p and Path(p).resolve() not in (ROOT.resolve(), Path.cwd().resolve())
+                 and not Path(p).resolve().is_relative_to(tests)]
     for script in sorted((ROOT / "benchmarks").glob("*.py")):
         found = (importlib.util.find_spec(script.stem) if script.stem in sys.builtin_module_names
                  else importlib.machinery.PathFinder.find_spec(script.stem, installed))

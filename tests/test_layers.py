@@ -225,10 +225,10 @@ def test_imports_take_only_declared_names():
 
 
 def test_import_graph_depth():
-    """At most 14 floors from cli down to a module that imports none of nimmt (16 before
-    the cards' numbers, the policy interface and the round's table had modules of their
-    own; the goal is 12)."""
-    assert nx.dag_longest_path_length(import_graph()) + 1 <= 14
+    """At most 12 floors from cli down to a module that imports none of nimmt: the exact
+    search's kernel is a kernel (Monte Carlo's continuation reads it without the search
+    from a position), and a game's win is part of the one objective module."""
+    assert nx.dag_longest_path_length(import_graph()) + 1 <= 12
 
 
 # ---------------------------------------------------------------- messages
@@ -400,9 +400,9 @@ def test_render_options_are_arguments(runner):
 
 
 def test_exact_and_montecarlo_keep_their_node_estimate():
+    from nimmt.solver.positions.owners import estimate_nodes
     from nimmt.solver.positions.position import load_position
     from nimmt.solver.search.analysis import analyse
-    from nimmt.solver.search.exact import estimate_nodes
 
     position = load_position("example")
     data = analyse(position, opponents="worst").to_json()
@@ -510,3 +510,40 @@ def test_puzzle_settings_messages_name_the_parameters():
         with pytest.raises(NimmtError) as info:
             check_settings(replace(settings, **change))
         assert python in str(info.value) and flag in cli.cli_message(info.value)
+
+
+# ---------------------------------------------------------------- the tests' own layout
+
+TEST_HELPERS = {"conftest", "naive", "helpers", "cli_checks"}  # shared, beside the folders
+WHOLE_CHECKOUT = {"test_layers", "test_habits", "test_readme", "test_doctests",
+                  "test_benchmark_children"}  # about the checkout as a whole
+
+
+def test_tests_mirror_the_source_folders():
+    """Every test module sits in the folder of the layer it tests (tests/base for
+    solver/base, ..., tests/cli for cli.py, tests/puzzles for puzzles/), except the checks
+    of the checkout as a whole; shared helpers and the brute-force oracles sit beside the
+    folders (``naive.py``: every oracle)."""
+    folders = {f.rpartition(".")[2] for f in FOLDERS}
+    tests = ROOT / "tests"
+    for path in tests.rglob("*.py"):
+        relative = path.relative_to(tests)
+        if len(relative.parts) == 1:
+            assert path.stem in TEST_HELPERS | WHOLE_CHECKOUT, f"tests/{relative} has no folder"
+        else:
+            assert len(relative.parts) == 2 and relative.parts[0] in folders, relative
+            assert path.stem.startswith("test_"), relative
+    assert {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"} \
+        <= folders | {"data"}
+
+
+def test_no_test_module_imports_another():
+    """Tests share code through ``naive``, ``helpers``, ``cli_checks`` and ``conftest``
+    fixtures, never by importing another test module."""
+    crossing = []
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            crossing += [(path.name, n) for n in names if n.startswith("test_")]
+    assert crossing == []

@@ -7,7 +7,7 @@ Every command and subcommand of ``nimmt.cli.cli`` (the click group behind the ``
 console script) gets its section, its text exactly what ``nimmt COMMAND --help`` prints at a
 fixed width (``WIDTH``), so the file is the same on every machine and terminal. A command
 registered under a second name (``analyze`` for ``analyse``) is listed as that alias, not
-printed twice. ``tests/test_command_reference.py`` regenerates the text in memory and fails
+printed twice. ``tests/cli/test_command_reference.py`` regenerates the text in memory and fails
 when the file differs.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ HEADER = """\
 
 Every `nimmt` command and subcommand with its options, exactly as its own `--help` prints
 them. This file is generated: run `python docs/reference/generate.py` after changing a command
-(`tests/test_command_reference.py` fails while it is stale). What the commands are for, with
+(`tests/cli/test_command_reference.py` fails while it is stale). What the commands are for, with
 examples: [the guides](../guide/README.md); what positions and files look like:
 [notation and files](notation.md); behaviour common to every command (errors, exit status,
 Ctrl-C, output files, seeds): [conventions](conventions.md).

@@ -9,7 +9,7 @@ What a player minimises is a *cost* made of two parts:
 - at the end of the round, ``goal[G_WIN]`` x (1 - its share of the win) over the seats'
   cows ``held`` (win: 1). The share is of the fewest totals, a seat's total being
   ``goal[G_SCORES + seat]`` + its cows (the round's win: scores 0), or, when
-  ``goal[G_TABLE_DIM]`` = d > 0 (a two-player game, ``solver/positions/gamewin.py``),
+  ``goal[G_TABLE_DIM]`` = d > 0 (a two-player game, ``solver/positions/objective.py``),
   ``goal[G_TABLE + d x seat 0's cows + seat 1's]``: the table of seat 0's share of the
   game (ended, or its continuation) appended to the goal array.
 

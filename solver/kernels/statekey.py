@@ -80,13 +80,16 @@ from ..base.rules import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, STANDARD_DECK
 from .engine import COWS_COLUMN, FIRST, LAST, LENGTH, jit, jit_inline
 
 __all__ = ["LAYOUT_FIELDS", "L_COUNT_SHIFT", "L_COUNT_WORD", "L_RANK_BITS", "L_WIDTH",
-           "OWNER_BITS_ANY", "TAKEN_BITS", "key_layout", "key_width", "pack_key", "pack_taken",
-           "state_key", "taken_words", "two_hands_layout", "with_taken"]
+           "OWNER_BITS_ANY", "OWNER_GONE", "OWNER_P1", "OWNER_POOL", "TAKEN_BITS", "key_layout",
+           "key_width", "pack_key", "pack_taken", "state_key", "taken_words",
+           "two_hands_layout", "with_taken"]
 
 WORD_BITS = 64
 OWNER_BITS_TWO = 1     # two known hands: owner - 1 is 0 or 1
 OWNER_BITS_ANY = 4     # players 1..10 and a hidden pool (owner up to 16)
 OWNER_GONE = 0         # an entry of this owner is not in play (left out of the key)
+OWNER_P1 = 1           # player 1's cards (2.. the known opponents', as the searches number them)
+OWNER_POOL = 15        # the exact search's unknown pool (the hidden hands' cards)
 TWO_HANDS_CARDS = 2 * HAND_SIZE
 # field widths
 CARD_VALUE_BITS = 7    # a card, 1..104

@@ -69,10 +69,11 @@ from ..kernels import engine, turns
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
 from ..kernels.objective import G_TAKEN, playout_cost
 from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
+from ..positions.owners import estimate_nodes
 from ..positions.position import Position
 from ..search.analysis import analyse
 from ..search.auto import AutoBudget, run_auto
-from ..search.exact import estimate_nodes, solve_exact
+from ..search.exact import solve_exact
 from ..search.nash import solve_nash
 from .policy import (
     BOT_NAMES,

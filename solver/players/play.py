@@ -22,8 +22,8 @@ from typing import Any
 from ..base.errors import NimmtError
 from ..base.rules import MAX_PLAYERS, Rules, card_cows, plural
 from ..kernels import engine
+from ..positions.owners import estimate_nodes
 from ..positions.position import Position
-from ..search.exact import estimate_nodes
 from ..search.line import principal_line
 from .arena import bot_labels
 from .botmodel import analyse_any

@@ -18,8 +18,15 @@ from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_MEMORY, DEFAULT_SAMPLES
 from ..base.errors import BudgetExceeded, NimmtError, SearchInterrupted, SearchStopped, param
 from ..base.names import Method, Model, values
 from ..kernels.objective import OBJECTIVES
-from ..positions import gamewin
-from ..positions.objective import goal_array
+from ..positions.objective import (
+    CONTINUATION_BOT,
+    CONTINUATION_ROUNDS,
+    GAME,
+    game_kind,
+    goal_array,
+    win_word,
+)
+from ..positions.owners import estimate_nodes
 from ..positions.position import Position, format_position
 from . import exact, montecarlo, nash
 from .auto import AutoBudget, run_auto
@@ -179,20 +186,20 @@ def _objective_extra(objective: str, opponents: str, position: Position) -> dict
         "objective": objective,
         "unit": _win_unit(objective_unit(objective, opponents), position)}
     if objective == "win" and position.in_game:
-        kind = gamewin.game_kind(position)
+        kind = game_kind(position)
         extra["game"] = {
             "scores": list(position.scores), "threshold": position.game_threshold,
-            "after_round": ("continuation" if kind == gamewin.GAME else "lead"),
-            "continuation": (f"{gamewin.CONTINUATION_BOT} self-play, "
-                             f"{gamewin.CONTINUATION_ROUNDS} rounds measured"
-                             if kind == gamewin.GAME else
+            "after_round": ("continuation" if kind == GAME else "lead"),
+            "continuation": (f"{CONTINUATION_BOT} self-play, "
+                             f"{CONTINUATION_ROUNDS} rounds measured"
+                             if kind == GAME else
                              "proxy: share of the fewest totals after this round")}
     return extra
 
 
 def _win_unit(unit: str, position: Position) -> str:
     """``unit`` with the win objective's word for this position (round, game, lead)."""
-    return unit.replace("win round", gamewin.win_word(position))
+    return unit.replace("win round", win_word(position))
 
 
 def from_exact(position: Position, result: exact.ExactResult, reason: str,
@@ -323,7 +330,7 @@ def analyse_auto(position: Position, opponents: str = "random", samples: int = D
                  objective: str = "cows") -> Analysis:
     """The auto policy: ``analyse(..., method='auto')``, the one home of that choice.
 
-    Estimate the exact search's nodes (``exact.estimate_nodes``); unless the estimate is
+    Estimate the exact search's nodes (``owners.estimate_nodes``); unless the estimate is
     over HOPELESS x ``max_nodes``, run exact search within AUTO_SECONDS (or AUTO_SHARE of
     ``time_limit``) and OVERRUN x ``max_nodes`` nodes; when it does not fit or finish, the
     random model runs Monte Carlo with the time left, and the worst model falls back to the
@@ -381,7 +388,7 @@ def _estimate_within(position: Position, max_nodes: int) -> int:
     """The exact search's node estimate, once ``max_nodes`` is checked (at least 1)."""
     if max_nodes < 1:
         raise NimmtError(f"{param('max_nodes', beside=True)} must be at least 1")
-    return exact.estimate_nodes(position)
+    return estimate_nodes(position)
 
 
 def auto_budget(seconds: float | None = None) -> AutoBudget:

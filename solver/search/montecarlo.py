@@ -49,23 +49,18 @@ from ..kernels.engine import (
     rng_seed,
     row_table,
 )
-from ..kernels.objective import G_HIDDEN_SEATS, G_TAKEN, cost_of_cows, end_cost
-from ..kernels.statekey import L_WIDTH
-from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn
-from ..positions import gamewin
-from ..positions.objective import goal_array, objective_value
-from ..positions.position import Position
-from . import exact
-from .exact import (
+from ..kernels.exactsearch import (
     ABORTED,
     FIRST_SLOTS,
     HITS,
     MODEL_RANDOM,
-    OWNER_GONE,
-    OWNER_P1,
-    OWNER_POOL,
+    RESOLVED,
+    STAT_SLOTS,
+    STOP,
+    TIME_LIMIT,
     cards_of,
     memo_find,
+    memo_layout,
     memo_store,
     new_memo,
     pack_memo_key,
@@ -73,6 +68,12 @@ from .exact import (
     seat_of,
     sort_hidden_seats,
 )
+from ..kernels.objective import G_HIDDEN_SEATS, G_TAKEN, cost_of_cows, end_cost
+from ..kernels.statekey import L_WIDTH, OWNER_GONE, OWNER_P1, OWNER_POOL
+from ..kernels.turns import RULE_OPTION, card_options, play_found_option, play_option, sort_turn
+from ..positions.objective import goal_array, objective_value, win_word
+from ..positions.owners import CHOICE_FACTOR, ROW_FACTOR, estimate_nodes, owner_array
+from ..positions.position import Position
 
 __all__ = ["MonteCarloResult", "SampledCard", "Z95", "later_play_text", "plan", "policy_text",
            "quantity_text", "run_montecarlo"]
@@ -94,7 +95,7 @@ POLICY_STREAM = 1 << 62  # the policy's draws: streams (seed, POLICY_STREAM + ca
 
 
 def new_run_memo(layout: np.ndarray):
-    """An empty exact-continuation memo (exact.new_memo) for keys of ``layout``; one memo
+    """An empty exact-continuation memo (exactsearch.new_memo) for keys of ``layout``; one memo
     serves a whole run."""
     return new_memo(int(layout[L_WIDTH]), FIRST_SLOTS)
 
@@ -104,7 +105,7 @@ def _exact_value(table, owner, deck_size, known_count, hidden_count, professiona
                  layout, stats, max_resolved, words, result, goal, held):
     """The exact random value (objective ``goal``, seats' cows so far ``held``) of a
     turn-boundary state, player 1 to choose its card: from the memo, or searched and then
-    memoised under its own key (exact.search_state memoises the states below its root, not
+    memoised under its own key (exactsearch.search_state memoises the states below its root, not
     the root). ``goal`` is the sample's own copy: its taken slots become ``held``."""
     order = np.zeros(4, np.int64)
     width = layout[L_WIDTH]
@@ -140,7 +141,7 @@ def hidden_tag(goal, known_count, t):
 @jit
 def _play_rule(table, cards, tags, first, last, professional, goal, held, known_count):
     """Cards first..last-1 of a turn placed by the rule-following choice; their cows into
-    ``held`` by seat; returns their cost (exact.cost_of_cows)."""
+    ``held`` by seat; returns their cost (objective.cost_of_cows)."""
     cost = 0.0
     for a in range(first, last):
         cows = play_option(table, cards[a], professional, RULE_OPTION)
@@ -155,7 +156,7 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
                       goal, held):
     """Resolve one turn (cards sorted ascending, tags: owner of each).
 
-    If exact_child, player 1's row choice minimises the turn's cost (exact.cost_of_cows
+    If exact_child, player 1's row choice minimises the turn's cost (objective.cost_of_cows
     under ``goal``) plus the exact value after the turn, and that sum is returned.
     Otherwise every card, player 1's too, follows the rule-following choice
     (turns.RULE_OPTION: fewest cows, ties to the row whose last card is lowest): the turn
@@ -379,7 +380,7 @@ def _stop_at(deadline: float, stats: np.ndarray) -> threading.Timer:
     at it every 1,024 nodes; the batches run in the caller's thread, the kernel releasing
     the GIL). One thread per run: cancel it when the run ends."""
     timer = threading.Timer(max(deadline - work_clock(), 0.0),
-                            lambda: stats.__setitem__(exact.STOP, exact.TIME_LIMIT))
+                            lambda: stats.__setitem__(STOP, TIME_LIMIT))
     timer.daemon = True
     timer.start()
     return timer
@@ -417,7 +418,7 @@ class MonteCarloResult:
     cards_left: int = 0
     rollouts: int = 0
     objective: str = "cows"
-    win_word: str = "win round"  # win: what is won (gamewin.win_word)
+    win_word: str = "win round"  # win: what is won (positions.objective.win_word)
     stopped: str | None = None  # why it is incomplete: 'time limit' or 'interrupted'
 
     @property
@@ -484,7 +485,7 @@ def quantity_text(exact_depth: int, cards_left: int, rollouts: int) -> str:
 def tail_estimate(position: Position, exact_depth: int) -> int:
     """Estimated nodes of exact search over every state reachable from ``position`` in
     which player 1 holds at most ``exact_depth`` cards: the turns of
-    ``exact.estimate_nodes`` from that point on."""
+    ``owners.estimate_nodes`` from that point on."""
     k = position.cards_left
     known = sum(1 for h in position.hands[1:] if h is not None)
     hidden = len(position.hidden_players)
@@ -495,9 +496,9 @@ def tail_estimate(position: Position, exact_depth: int) -> int:
         joint = kd * kd ** known * math.comb(max(pool - hidden * d, 0), hidden)
         if kd <= exact_depth:
             card_sets = math.comb(k, d) ** (1 + known) * math.comb(max(pool, 0), hidden * d)
-            total += min(tree, card_sets * exact.ROW_FACTOR) * joint
+            total += min(tree, card_sets * ROW_FACTOR) * joint
         tree *= joint
-    return exact.CHOICE_FACTOR * total
+    return CHOICE_FACTOR * total
 
 
 def policy_turns(cards_left: int, exact_depth: int) -> range:
@@ -532,7 +533,7 @@ def plan_cost(position: Position, exact_depth: int, rollouts: int) -> float:
     nodes = 0.0
     if exact_depth >= 1:
         nodes = min(share * tail_estimate(position, exact_depth),
-                    ESTIMATE_SHARE * lookups * exact.estimate_nodes(position,
+                    ESTIMATE_SHARE * lookups * estimate_nodes(position,
                                                                     cards_left=exact_depth))
     return nodes + LEAF_COST * lookups + samples * rollout_work(k, exact_depth, rollouts)
 
@@ -580,12 +581,12 @@ def run_montecarlo(position: Position, samples: int = DEFAULT_SAMPLES, seed: int
     if rollouts is not None and rollouts < 0:
         raise NimmtError("rollouts must be 0 or more")
     goal = goal_array(position, objective)
-    owner, known, hidden = exact.owner_array(position)
+    owner, known, hidden = owner_array(position)
     table = row_table(position.rows)
-    layout = exact.memo_layout(owner, position.professional,
+    layout = memo_layout(owner, position.professional,
                                position.players if objective == "win" else 0)
     depth, rollouts = _sampling_plan(position, exact_depth, rollouts, node_budget)
-    stats = np.zeros(exact.STAT_SLOTS, np.int64)
+    stats = np.zeros(STAT_SLOTS, np.int64)
     hand = position.hand
     # the kernel's arguments before the batch's own: the deal, the plan, the memo
     deal = (table, owner, position.deck_size, known, hidden, position.professional,
@@ -665,7 +666,7 @@ def _sample_batches(deal: tuple, run: tuple, goal: np.ndarray, samples: int, bat
         now = np.zeros((hand_size, size))
         args = (*deal, done, size, *run, values, now, goal)
         _montecarlo_batch(*args)
-        if stats[exact.ABORTED]:  # stopped at the deadline inside the batch: dropped
+        if stats[ABORTED]:  # stopped at the deadline inside the batch: dropped
             return done, False
         batches.append((values, now))
         done += size
@@ -696,5 +697,5 @@ def _sampled(position: Position, batches: list[tuple[np.ndarray, np.ndarray]], d
                                  float(now[ci, :done].mean()),
                                  float((now[ci, :done] > 0).mean())))
     return MonteCarloResult(tuple(cards), depth, work_clock() - start, stopped is None,
-                            int(stats[exact.RESOLVED]), position.cards_left, rollouts, objective,
-                            gamewin.win_word(position), stopped)
+                            int(stats[RESOLVED]), position.cards_left, rollouts, objective,
+                            win_word(position), stopped)

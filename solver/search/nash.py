@@ -73,7 +73,7 @@ __all__ = ["NashResult", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "RootStep",
 # The search's version, as far as a root cell's bits go: raised whenever a change can move
 # a cell's value or cows in its last bits (another equilibrium of an inner state, another
 # rounding), so that a checkpoint tells its cells from this search's. Files before 3 carry
-# none (1 and 2, the search before and after session 9's double oracles, were never
+# none (1 and 2, the search before and after the double oracles, were never
 # written); 3: every stored state's cows rounded as the compact table keeps them.
 SEARCH_VERSION = 3
 # Root cells: every one (the whole matrix, the default) or the ones a double oracle needs

@@ -33,8 +33,9 @@ from ..base.errors import NimmtError, command, param
 from ..base.fileio import atomic_write, atomic_write_text
 from ..base.rules import HAND_SIZE, MODELS
 from ..kernels import turns
+from ..positions.owners import estimate_nodes, opponent_set_count
 from ..positions.position import Position, format_position
-from .exact import estimate_nodes, opponent_set_count, solve_exact
+from .exact import solve_exact
 from .line import Play, opponent_sets
 from .nash import (
     check_nash_position,
