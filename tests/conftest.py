@@ -58,3 +58,18 @@ def _share_compiles_between_workers() -> None:
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     _share_compiles_between_workers()
+
+
+@pytest.fixture(scope="session")
+def compiled_kernels():
+    """Every engine's kernels compiled (or loaded) in this worker, under the lock above,
+    before a test starts ``nimmt`` in child processes: a child compiles outside the lock,
+    so on a cold cache it would compile a kernel a worker compiles too, and a Ctrl-C sent
+    to it while it compiles waits for the compile to end (``notice``). The jobs are
+    ``nimmt compile``'s, run in this process."""
+    from nimmt import cli
+
+    runner = CliRunner()
+    for name, args in cli.COMPILE_JOBS.items():
+        result = runner.invoke(cli.cli, list(args))
+        assert result.exit_code == 0, (name, result.output, result.exception)

@@ -39,6 +39,9 @@ RUN_FIELDS = {"seconds", "mean_seconds", "median_seconds", "p95_seconds", "games
 CLUSTER = """
 import sys
 from distributed import LocalCluster
+
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                        dashboard_address=None)
 print(cluster.scheduler_address, flush=True)

@@ -266,6 +266,9 @@ def generate(settings, count, **kw):
 
 core.generate = generate
 from nimmt import cli
+
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
 sys.argv[0] = "nimmt"
 cli.main()
 """

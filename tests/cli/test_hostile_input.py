@@ -27,6 +27,9 @@ from nimmt.solver.positions.position import EXAMPLES, parse_position
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = "rows=3,6/5,10/8,11,21/16,19,23"
 GONE = "gone=1,7,9,12"

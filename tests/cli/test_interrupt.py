@@ -188,6 +188,9 @@ HANG_SECONDS = 60  # a command still running this long after SIGINT ignored it
 WRAPPER = """
 import pathlib, sys
 from nimmt import cli
+
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
 pathlib.Path(sys.argv[1]).touch()  # imports done: the command starts
 sys.argv = ["nimmt", *sys.argv[2:]]
 cli.main()

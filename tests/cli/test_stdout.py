@@ -9,6 +9,9 @@ import sys
 
 import pytest
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = "from nimmt import cli; cli.main()"
 COMMANDS = [["deal", "-n", "2", "--seed", "1"], ["analyse", "example"], ["show", "example"],

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from click.testing import CliRunner
 
 from nimmt import cli
@@ -27,6 +28,9 @@ from nimmt.solver.players.review import review_card
 from nimmt.solver.positions.position import load_position
 
 from cli_checks import assert_one_line_error, invoke
+
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 ENGINE = [sys.executable, "-m", "nimmt.cli", "engine"]
 

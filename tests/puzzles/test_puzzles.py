@@ -33,6 +33,9 @@ from nimmt.solver.search.analysis import analyse
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 ROOT = Path(__file__).resolve().parents[2]
 SETS_DIR = ROOT / "puzzles" / "sets"
 SVG_NS = "{http://www.w3.org/2000/svg}"

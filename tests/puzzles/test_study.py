@@ -15,6 +15,9 @@ from nimmt.solver.search.analysis import analyse
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 SMALL = st.StudySettings("tactical", 2, (2, 3), 4, seed=7,
                          bots=("closest", "dumper", "expecti"))
 

@@ -34,6 +34,9 @@ from nimmt.solver.search.nash import SEARCH_VERSION, nash_from_cells, solve_nash
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 
 def dealt(k: int, seed: int, placement: str = "normal"):
     return deal_position(Rules("tactical", 2, placement), k, seed=seed)

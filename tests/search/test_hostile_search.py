@@ -33,6 +33,9 @@ from nimmt.solver.search.game import deal_position
 
 from cli_checks import assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
