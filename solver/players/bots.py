@@ -319,6 +319,20 @@ def deal_hidden(hands, hidden, pool, n, k, rng):
                 pool[x] = pool[remaining]
 
 
+# The playouts' policies (``playout=``): the engine's rule bots by their codes, and MIX.
+PLAYOUT_MIX = len(engine.BOT_CODES)
+PLAYOUT_CODES = {**engine.BOT_CODES, "mix": PLAYOUT_MIX}
+
+
+@jit_inline
+def draw_policies(policy, playout, n, rng):
+    """Each player's rule bot for one playout: ``playout`` for every player, or with
+    PLAYOUT_MIX one of the engine's rule bots drawn uniformly for each player (only then
+    is a number drawn, so the other policies keep the playouts' random streams)."""
+    for p in range(n):
+        policy[p] = rng_below(rng, PLAYOUT_MIX) if playout == PLAYOUT_MIX else playout
+
+
 class ChunkSizer:
     """Kernel calls in chunks with the clock looked at between them (a kernel cannot read
     it cheaply): with a deadline, a chunk is sized from the last chunk's rate to take at
@@ -359,7 +373,7 @@ class MonteCarloBot(Bot):
         while done < playouts:
             size = sizer.size(min(chunk, playouts - done))
             mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
-                         size, sums, goal)
+                         size, sums, goal, PLAYOUT_CODES[self.params["playout"]])
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -374,18 +388,21 @@ class MonteCarloBot(Bot):
 
 @jit
 def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums,
-                 goal):
+                 goal, playout):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
-    the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays uniformly
-    random cards with rule-following rows; sums[i] += player 1's playout_cost after card i
-    (``goal``: the objective, positions.objective.playout_goal). Playout j draws from
-    stream (seed, j) whatever the card (common random numbers)."""
+    the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays the cards
+    of the rule bot ``playout`` (a PLAYOUT_CODES code: random, a rule of thumb, or a rule
+    bot drawn for each player, ``draw_policies``) with rule-following rows; sums[i] +=
+    player 1's playout_cost after card i (``goal``: the objective,
+    positions.objective.playout_goal). Playout j draws from stream (seed, j) whatever the
+    card (common random numbers)."""
     got = np.zeros(n, np.int64)
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
     cards = np.zeros(n, np.int64)
     owners = np.zeros(n, np.int64)
+    policy = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
     for j in range(first, first + count):
         for i in range(k):
@@ -394,6 +411,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
             hands[:, :] = hands0
             pool[:] = pool0
             deal_hidden(hands, hidden, pool, n, k, rng)
+            draw_policies(policy, playout, n, rng)
             for p in range(n):
                 got[p] = np.int64(goal[G_TAKEN + p])
             for turn in range(k):
@@ -402,7 +420,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                     if p == 0 and turn == 0:
                         x = i
                     else:
-                        x = rng_below(rng, left)
+                        x = engine.pick_card(policy[p], hands[p], left, table, professional,
+                                             rng)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -472,7 +491,8 @@ class TreeSearchBot(Bot):
             count = sizer.size(min(chunk, iterations - done))
             ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                               done, count, stats, links, actions, used,
-                              goal, explore, REWARD_SCALES[objective])
+                              goal, explore, REWARD_SCALES[objective],
+                              PLAYOUT_CODES[self.params["playout"]])
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -488,7 +508,7 @@ class TreeSearchBot(Bot):
 
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
-                      stats, links, actions, used, goal, explore, scale):
+                      stats, links, actions, used, goal, explore, scale, playout):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -498,7 +518,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
     child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes
     (the root, node 0, cleared by the caller; each node added is cleared here).
     Each player's reward: -playout_cost / scale (``goal``: the objective,
-    positions.objective.playout_goal); ``explore``: the UCB constant."""
+    positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
+    playouts' policy below the tree (a PLAYOUT_CODES code, as in ``mcs_playouts``)."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -508,6 +529,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
     reward = np.zeros(n)
     path = np.zeros(k, np.int64)
     path_cards = np.zeros((k, n), np.int64)
+    policy = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
     for j in range(first, first + count):
         rng[0] = rng_seed(seed, j)
@@ -515,6 +537,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
         hands[:, :] = hands0
         pool[:] = pool0
         deal_hidden(hands, hidden, pool, n, k, rng)
+        draw_policies(policy, playout, n, rng)
         for p in range(n):
             cows[p] = np.int64(goal[G_TAKEN + p])
         node = 0
@@ -548,7 +571,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                                 best, best_score = i, score
                     x = best
                 else:
-                    x = rng_below(rng, left)
+                    x = engine.pick_card(policy[p], hands[p], left, table, professional, rng)
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]
             if in_tree:

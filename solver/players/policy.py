@@ -23,14 +23,20 @@ from ..kernels import engine
 from ..kernels.objective import OBJECTIVES
 from ..positions.position import Position
 
-__all__ = ["BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment", "PARAMETERS", "Policy",
-           "RULE_BOTS", "SEARCH_BOTS", "parse_bot", "parse_bots", "split_bot_list"]
+__all__ = ["BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment", "PARAMETERS",
+           "PLAYOUTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "parse_bot", "parse_bots",
+           "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
 BOT_NAMES = RULE_BOTS + SEARCH_BOTS
 
 OBJECTIVE = {"objective": (str, "cows")}
+# The playouts' policy of mcs and ismcts: every player (the bot too) plays a rule bot's card
+# in the playouts; ``mix``: each player a rule bot drawn at random for each playout.
+PLAYOUTS = (*RULE_BOTS, "mix")
+PLAYOUT = {"playout": (str, "random")}
+CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
@@ -38,9 +44,9 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     "expecti": dict(_EXPECTI),
     "paranoid": dict(_EXPECTI),
     "nash": {"k": (int, 7), **_EXPECTI},
-    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE},
+    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE, **PLAYOUT},
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
-               **OBJECTIVE},
+               **OBJECTIVE, **PLAYOUT},
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
@@ -91,10 +97,10 @@ def parse_bot(text: str) -> BotSpec:
             if not eq or not value:
                 raise NimmtError(f"bot {name}: give a value, as {key}=N")
             kind = allowed[key][0]
-            if kind is str:  # the objective: a name
-                if value not in OBJECTIVES:
+            if kind is str:  # a name: the objective, the playouts' policy
+                if value not in CHOICES[key]:
                     raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
-                                     f"{', '.join(OBJECTIVES)}")
+                                     f"{', '.join(CHOICES[key])}")
                 params[key] = value
                 continue
             low, high = LIMITS[key]

@@ -30,6 +30,9 @@ from nimmt.solver.players.bots import parse_bots
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 distributed = pytest.importorskip("distributed")  # the test extra installs it (CI runs these)
 
 # Fields that measure time or name what ran the units: everything else must be identical.
@@ -40,8 +43,6 @@ CLUSTER = """
 import sys
 from distributed import LocalCluster
 
-# nimmt runs in child processes here: the kernels compiled first (conftest)
-pytestmark = pytest.mark.usefixtures("compiled_kernels")
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                        dashboard_address=None)
 print(cluster.scheduler_address, flush=True)

@@ -26,6 +26,9 @@ from nimmt.solver.kernels import kernel_cache
 
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 ROOT = Path(__file__).resolve().parents[2]
 SET = "two-player-endgames"
 EXPORT = ("puzzles", "export", SET, "--format", "markdown")
@@ -267,8 +270,6 @@ def generate(settings, count, **kw):
 core.generate = generate
 from nimmt import cli
 
-# nimmt runs in child processes here: the kernels compiled first (conftest)
-pytestmark = pytest.mark.usefixtures("compiled_kernels")
 sys.argv[0] = "nimmt"
 cli.main()
 """

@@ -33,6 +33,9 @@ from nimmt.solver.search.analysis import analyse
 
 from cli_checks import invoke
 
+# nimmt runs in child processes here: the kernels compiled first (conftest)
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 
 class InterruptedKernel:
     """Monte Carlo's batch kernel, with Ctrl-C arriving during the first batch that starts
@@ -189,8 +192,6 @@ WRAPPER = """
 import pathlib, sys
 from nimmt import cli
 
-# nimmt runs in child processes here: the kernels compiled first (conftest)
-pytestmark = pytest.mark.usefixtures("compiled_kernels")
 pathlib.Path(sys.argv[1]).touch()  # imports done: the command starts
 sys.argv = ["nimmt", *sys.argv[2:]]
 cli.main()

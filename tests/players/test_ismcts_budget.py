@@ -22,7 +22,8 @@ def cleared_tree(position, iterations: int, seed: int):
     used = np.ones(1, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
-                           playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE)
+                           playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
+                           bots.PLAYOUT_CODES["random"])
     return stats, links, actions, int(used[0])
 
 
@@ -43,7 +44,8 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
     used = np.ones(1, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
-                           playout_goal(p, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE)
+                           playout_goal(p, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
+                           bots.PLAYOUT_CODES["random"])
     assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
     u = want_used
     np.testing.assert_array_equal(stats[:u], want_stats[:u])

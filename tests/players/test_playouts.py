@@ -1,0 +1,89 @@
+"""The playouts' policy of ``mcs`` and ``ismcts`` (``playout=``): every player plays a rule
+bot's cards in the playouts instead of uniformly random ones. Held against the reference
+engine: with every hand known and a rule bot for everyone, a playout is one deterministic
+round, walked here turn by turn by ``solver/base/reference.py`` with the engine's
+``bot_card`` choosing each card."""
+from __future__ import annotations
+
+import pytest
+
+from nimmt.solver.base import reference
+from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.rules import Rules
+from nimmt.solver.kernels.engine import bot_card
+from nimmt.solver.players import bots
+from nimmt.solver.players.bots import make_policy, parse_bot
+from nimmt.solver.search.game import deal_position
+
+RULE_POLICIES = ["closest", "lowkeeper", "dumper"]
+
+
+def reference_playout(position, first: int, policy: str) -> int:
+    """Player 1's cows over the rest of the round: ``first`` now, then every player (player
+    1 too) plays ``policy``'s card, rows rule-following."""
+
+    def pick(player: int, hand: list, rows: list) -> int:
+        if player == 0 and len(hand) == position.cards_left:
+            return first
+        return bot_card(policy, hand, rows, position.professional)
+
+    rows = [list(r) for r in position.rows]
+    _, cows = reference.play_round(rows, position.hands, position.professional, pick)
+    return cows[0]
+
+
+@pytest.mark.parametrize("policy", RULE_POLICIES)
+@pytest.mark.parametrize("players,k,seed,placement", [
+    (2, 6, 1, "normal"), (3, 5, 2, "normal"), (4, 4, 3, "professional"), (5, 6, 4, "normal")])
+def test_a_rule_playout_is_the_round_the_reference_plays(policy, players, k, seed, placement):
+    position = deal_position(Rules("logic", players, placement), k, seed=seed)
+    assert position.all_known
+    bot = make_policy(f"mcs:playouts=3,playout={policy}", seed=seed)
+    assert isinstance(bot, bots.MonteCarloBot)
+    values = bot.values(position)
+    for card in position.hand:
+        assert values[card] == reference_playout(position, card, policy), card
+
+
+@pytest.mark.parametrize("spec", ["mcs:playouts=300,playout=mix",
+                                  "ismcts:iterations=400,playout=closest",
+                                  "ismcts:iterations=400,playout=mix"])
+def test_policy_playouts_are_deterministic_for_a_seed(spec):
+    position = deal_position(Rules("standard", 4), 8, seed=5)
+    score = "values" if spec.startswith("mcs") else "visits"
+    first = getattr(make_policy(spec, seed=3), score)(position)
+    again = getattr(make_policy(spec, seed=3), score)(position)
+    assert first == again
+
+
+def test_random_playouts_are_todays_playouts():
+    """``playout=random`` (the default) draws no number for the policy: the same values as
+    the bot without the parameter."""
+    position = deal_position(Rules("tactical", 3), 7, seed=2)
+    plain = make_policy("mcs:playouts=200", seed=4).values(position)
+    named = make_policy("mcs:playouts=200,playout=random", seed=4).values(position)
+    assert plain == named
+
+
+def test_the_policy_changes_what_the_playouts_see():
+    position = deal_position(Rules("standard", 4), 8, seed=6)
+    random_values = make_policy("mcs:playouts=400", seed=1).values(position)
+    closest_values = make_policy("mcs:playouts=400,playout=closest", seed=1).values(position)
+    assert random_values != closest_values
+
+
+@pytest.mark.parametrize("text, words", [
+    ("mcs:playout=smart", "playout='smart' is not one of random, closest, lowkeeper, dumper, mix"),
+    ("ismcts:playout=", "give a value"),
+    ("expecti:playout=closest", "has no parameter 'playout'"),
+])
+def test_a_bad_playout_is_one_clear_error(text, words):
+    with pytest.raises(NimmtError) as info:
+        parse_bot(text)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_spec_names_its_playout():
+    assert str(parse_bot("ismcts:playout=closest,time=0.25")) == \
+        "ismcts:time=0.25,playout=closest"
+    assert str(parse_bot("mcs:playout=random")) == "mcs"
