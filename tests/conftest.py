@@ -1,7 +1,10 @@
 import fcntl
 import hashlib
 import os
+import signal
 import tempfile
+import threading
+import warnings
 
 import pytest
 from click.testing import CliRunner
@@ -78,3 +81,20 @@ def compiled_kernels():
     for name, args in jobs[start:] + jobs[:start]:
         result = runner.invoke(cli.cli, list(args))
         assert result.exit_code == 0, (name, result.output, result.exception)
+
+
+@pytest.fixture(autouse=True)
+def _default_ctrl_c():
+    """Each test starts with Ctrl-C as Python sets it up: the default handler, SIGINT not
+    blocked. A worker process runs many tests, and a child process inherits an ignored or
+    blocked SIGINT: on a cold numba cache, workers were seen passing an ignored one on
+    after the in-process Ctrl-C tests (cause not found yet), and every later test that
+    sends Ctrl-C to a child then failed. A change found here is reported as a warning."""
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        if handler is not signal.default_int_handler or blocked:
+            warnings.warn(f"SIGINT was left {'blocked' if blocked else handler!r}; reset")
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    yield
