@@ -94,7 +94,8 @@ def _default_ctrl_c():
         handler = signal.getsignal(signal.SIGINT)
         blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
         if handler is not signal.default_int_handler or blocked:
-            warnings.warn(f"SIGINT was left {'blocked' if blocked else handler!r}; reset")
+            warnings.warn(f"SIGINT was left {'blocked' if blocked else handler!r}; reset",
+                          stacklevel=1)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     yield
