@@ -29,15 +29,17 @@ Bots (README's bot table):
   zero-sum value (this turn's cows minus the opponent's, plus the game value after);
   ``expecti`` otherwise;
 * ``mcs``: flat Monte Carlo: for each card, ``playouts`` playouts of the rest of the round
-  with every player (itself included) playing uniformly random cards and rule-following
-  rows, the hidden hands dealt from the pool; the card with the fewest mean cows
-  (a numba kernel over the engine's rule steps). Row choices rule-following.
+  with every player (itself included) playing the cards of ``playout`` (uniformly random
+  by default; a rule bot, ``closest``, ``lowkeeper`` or ``dumper``; or ``mix``, a rule bot
+  drawn for each player and playout) and rule-following rows, the hidden hands dealt from
+  the pool; the card with the fewest mean cows (a numba kernel over the engine's rule
+  steps). Row choices rule-following.
 * ``ismcts``: information-set Monte Carlo tree search for simultaneous moves: each of
   ``iterations`` iterations deals the hidden hands from the pool, descends a tree of joint
   turns where every player picks its card by UCB over its own statistics at the node
-  (decoupled UCT, availability-counted), adds a node, plays the rest at random and backs
-  up each player's own cows; the most visited card at the root (a numba kernel). Row
-  choices rule-following.
+  (decoupled UCT, availability-counted), adds a node, plays the rest as ``mcs``'s
+  playouts do (``playout``) and backs up each player's own cows; the most visited card
+  at the root (a numba kernel). Row choices rule-following.
 
 Objectives (``objective=``): ``expecti``, ``paranoid``, ``mcs`` and ``ismcts`` play
 for ``cows`` (default), ``margin`` (own cows minus the others' mean) or ``win`` (the share of
@@ -357,7 +359,8 @@ class ChunkSizer:
 
 
 class MonteCarloBot(Bot):
-    """Flat Monte Carlo with uniformly random playouts for everyone, for its objective."""
+    """Flat Monte Carlo with playouts by its ``playout`` policy for everyone, for its
+    objective."""
 
     def values(self, position: Position) -> dict[int, float]:
         """Every card's mean playout cost (``playout_cost``; lower is better)."""
@@ -513,9 +516,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
     a card's availability counts the visits where its owner held it), adds one node,
-    plays the rest at random (rule-following rows), and backs each player's cows up the
-    path. stats[node, p, card] = (visits, reward sum, availability); links[node] = (first
-    child, next sibling); actions[node] the joint turn that leads to it; used[0] nodes
+    plays the rest by the players' playout policies (rule-following rows), and backs each
+    player's cows up the path. stats[node, p, card] = (visits, reward sum, availability);
+    links[node] = (first child, next sibling); actions[node] the joint turn that leads to
+    it; used[0] nodes
     (the root, node 0, cleared by the caller; each node added is cleared here).
     Each player's reward: -playout_cost / scale (``goal``: the objective,
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
