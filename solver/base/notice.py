@@ -10,10 +10,14 @@ loads; from then on this module
   for exact search, a bot's ``time=``. A first run's compile then never eats a search's time,
   and a budget starts, in effect, when its kernels are loaded.
 
-- keeps Ctrl-C: LLVM calls back into Python while it compiles, and a KeyboardInterrupt
+- keeps Ctrl-C: LLVM calls back into Python while it compiles and while numba starts its
+  runtime (at the first kernel a process loads, cached or not), and a KeyboardInterrupt
   raised inside such a callback is printed and dropped, so the compile (and the command)
   would go on. While a kernel compiles on the main thread, SIGINT is also noted; a compile
   that ends with an interrupt noted and none propagating raises KeyboardInterrupt then.
+  A KeyboardInterrupt dropped outside a compile is delivered to the main thread again a
+  moment later (``_thread.interrupt_main``), so it is raised in the Python code after the
+  callback.
 
 numba holds one lock for every compile in a process, so compiles never overlap: nested
 events (a kernel compiling the kernels it calls) count once, from the outermost.
@@ -21,6 +25,7 @@ This module imports numba only inside ``install``, so importing it costs nothing
 """
 from __future__ import annotations
 
+import _thread
 import signal
 import sys
 import threading
@@ -33,6 +38,7 @@ on_compile: Callable[[], None] | None = None  # called once, before the first co
 _state: dict = {"installed": False, "fired": False, "depth": 0, "since": 0.0, "total": 0.0,
                 "interrupted": False, "previous": None, "watching": False, "hook": None}
 _lock = threading.Lock()
+REDELIVER_SECONDS = 0.01  # a dropped Ctrl-C raised again after this long
 
 
 def compile_seconds() -> float:
@@ -72,19 +78,29 @@ def _watch_sigint() -> None:
     if _state["previous"] in (signal.SIG_IGN, None):
         return
     _state["interrupted"], _state["watching"] = False, True
-    _state["hook"] = sys.unraisablehook
-    sys.unraisablehook = _quiet_interrupt
     signal.signal(signal.SIGINT, _on_sigint)
 
 
-def _quiet_interrupt(unraisable) -> None:
-    """While a kernel compiles: the KeyboardInterrupt an LLVM callback drops is noted
-    (``_on_sigint``) and raised when the compile ends, so its "Exception ignored" report,
-    a traceback on stderr, is left out; anything else is reported as before."""
+def _keep_interrupt(unraisable) -> None:
+    """``sys.unraisablehook`` once installed: a KeyboardInterrupt that a callback from C
+    dropped is not reported (its "Exception ignored" traceback on stderr is left out) but
+    kept: while a kernel compiles on the main thread it was noted (``_on_sigint``) and is
+    raised when the compile ends; otherwise it is delivered to the main thread again.
+    Anything else is reported as before."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        if not _state["watching"]:
+            threading.Thread(target=_interrupt_again, daemon=True).start()
         return
     hook = _state["hook"] or sys.__unraisablehook__
     hook(unraisable)
+
+
+def _interrupt_again() -> None:
+    """A dropped KeyboardInterrupt, raised again in the main thread a moment later (from
+    this thread: raised from the hook itself, it would be dropped with the hook's call);
+    dropped again by a later callback, it comes back again."""
+    time.sleep(REDELIVER_SECONDS)
+    _thread.interrupt_main()
 
 
 def _unwatch_sigint(failed: bool) -> None:
@@ -94,7 +110,6 @@ def _unwatch_sigint(failed: bool) -> None:
         return
     _state["watching"] = False
     signal.signal(signal.SIGINT, _state["previous"])
-    sys.unraisablehook = _state["hook"] or sys.__unraisablehook__
     if _state["interrupted"] and not failed:
         _state["interrupted"] = False
         raise KeyboardInterrupt
@@ -141,4 +156,6 @@ def install() -> None:
             _ended(getattr(ev, "_exc_details", None) is not None)
 
     event.register("numba:compile", Listener())
+    _state["hook"] = sys.unraisablehook
+    sys.unraisablehook = _keep_interrupt
     _state["installed"] = True

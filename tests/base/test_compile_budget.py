@@ -98,23 +98,42 @@ def test_ctrl_c_that_propagates_from_a_compile_is_raised_once(listening):
     fake_compile(0.01)
 
 
-def test_the_dropped_interrupt_leaves_no_traceback_on_stderr(listening, capsys):
+def test_the_dropped_interrupt_leaves_no_traceback_on_stderr(listening, capsys, monkeypatch):
     """LLVM's callback reports the KeyboardInterrupt it drops ("Exception ignored ...",
     a traceback); while a kernel compiles that report is left out, other ones are not."""
     from types import SimpleNamespace
 
-    before = sys.unraisablehook
-    seen = []
-    sys.unraisablehook = seen.append
-    try:
-        with event.trigger_event("numba:compile", data={"dispatcher": _Named("k")}):
-            sys.unraisablehook(SimpleNamespace(exc_value=KeyboardInterrupt()))
-            sys.unraisablehook(SimpleNamespace(exc_value=ValueError("other")))
-        assert sys.unraisablehook == seen.append  # the hook before the compile, back
-    finally:
-        sys.unraisablehook = before
+    seen: list = []
+    monkeypatch.setitem(notice._state, "hook", seen.append)  # the hook before notice's
+    assert sys.unraisablehook is notice._keep_interrupt
+    with event.trigger_event("numba:compile", data={"dispatcher": _Named("k")}):
+        sys.unraisablehook(SimpleNamespace(exc_value=KeyboardInterrupt()))
+        sys.unraisablehook(SimpleNamespace(exc_value=ValueError("other")))
     assert [type(u.exc_value) for u in seen] == [ValueError]
     assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_dropped_by_a_callback_outside_a_compile_is_raised_after_it(listening, capsys):
+    """numba's runtime starts at the first kernel a process loads, cached or not, and
+    LLVM calls back into Python then too: a Ctrl-C dropped there (here by a ctypes
+    callback of the C library's qsort) is raised in the Python code after the callback,
+    without a traceback on stderr."""
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    compare = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    calls = []
+
+    def interrupted(a, b):
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    numbers = (ctypes.c_int * 2)(2, 1)
+    callback = compare(interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        libc.qsort(numbers, 2, ctypes.sizeof(ctypes.c_int), callback)
+        time.sleep(1.0)  # the Python code after the callback
+    assert calls and capsys.readouterr().err == ""
 
 
 def test_a_compile_seen_from_another_thread_is_not_work(listening):
