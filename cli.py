@@ -459,8 +459,8 @@ def show(position: Any) -> None:
                    "enumeration only).")
 @click.option("--round", "round_bots", default=None,
               help="Draft positions: the bots that play the round after the draft, one per "
-                   "seat or one for all: closest (default), lowkeeper, dumper, random (numba "
-                   "kernels), or any search-backed bot (a Python game loop, far slower).")
+                   "seat or one for all: closest (default), lowkeeper, dumper, careful, random "
+                   "(numba kernels), or any search-backed bot (a Python game loop, far slower).")
 @click.option("--solution", default=None, metavar="FILE",
               help="nash: answer from this position's solution (nimmt solve-deal --output) "
                    "instead of solving again.")
@@ -1043,8 +1043,8 @@ def rules_options(f: Callable) -> Callable:
     return f
 
 
-BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper; search-backed: expecti, "
-             "paranoid, nash, mcs, ismcts; parameters after a colon, e.g. "
+BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper, careful; search-backed: "
+             "expecti, paranoid, nash, mcs, ismcts; parameters after a colon, e.g. "
              "expecti:samples=500,time=0.2")
 
 

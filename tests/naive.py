@@ -20,7 +20,8 @@ function (or class) per oracle:
 * ``tree_node_counts`` and ``turn_cows``: the analysis tree's nodes by actor, one turn's
   cows under given choices;
 * ``replay_cows``: logged games replayed; ``logic_draft``: the logic variant's draft of
-  deterministic bots.
+  deterministic bots;
+* ``careful_risks``: the ``careful`` bot's expected cows of every card, from its rule.
 
 Tests import it as ``naive`` (pytest puts tests/ on sys.path); benchmarks add the tests
 folder to sys.path first.
@@ -28,6 +29,7 @@ folder to sys.path first.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -633,3 +635,36 @@ def brute_splits(position: Position) -> dict[int, float]:
         result[c] = 1.0 - value / total
     assert nk + nh == position.players - 1
     return result
+
+
+def careful_risks(hand, rows, professional: bool, players: int, deck: int
+                  ) -> dict[int, tuple[float, int]]:
+    """Every card's (expected cows this turn, distance) by the ``careful`` bot's rule
+    (docs/guide/bots.md), on the reference engine's options: a card with no row takes the
+    rule-following row; a card joining a right end at distance d of a row of L cards is
+    its sixth when exactly 5 - L of the other players' cards land in between, each with
+    probability (d - 1) / deck, taking the row's cows and 1.6 per card landed; a left end
+    (professional) takes only a full row; with both at one distance, the lesser."""
+    others = players - 1
+    risks = {}
+    for card in hand:
+        opts = reference.options(rows, card, professional)
+        if opts[0].kind == "take":
+            chosen = reference.rule_following(rows, opts)
+            risks[card] = (float(reference.row_cows(rows[chosen.row_index])), deck)
+            continue
+        options = []
+        for o in opts:
+            row = rows[o.row_index]
+            distance = card - row[-1] if o.side == "right" else row[0] - card
+            if o.side == "left":
+                options.append((float(reference.row_cows(row)) if len(row) == 5 else 0.0,
+                                distance))
+                continue
+            need = 5 - len(row)
+            q = min(1.0, (distance - 1) / deck)
+            p = (math.comb(others, need) * q ** need * (1 - q) ** (others - need)
+                 if need <= others else 0.0)
+            options.append((p * (reference.row_cows(row) + 1.6 * need), distance))
+        risks[card] = min(options)
+    return risks

@@ -95,7 +95,8 @@ def round_cows(pool, hands, n, professional, bots, cows, table, scratch, rng, pl
     pool[:ROW_COUNT].sort()
     for r in range(ROW_COUNT):
         start_row(table, r, pool[r])
-    play_round(table, hands, n, professional, bots, cows, plays_log, scratch, rng)
+    play_round(table, hands, n, n * HAND_SIZE + ROW_COUNT, professional, bots, cows, plays_log,
+               scratch, rng)
 
 
 @jit

@@ -53,11 +53,12 @@ END_RIGHT, END_LEFT, END_TIE, END_TAKE = 0, 1, 2, 3
 SIDE_RIGHT, SIDE_LEFT = 0, 1
 
 # Bots, by code. README's "Bots" section says what each does.
-BOT_RANDOM, BOT_CLOSEST, BOT_LOWKEEPER, BOT_DUMPER = 0, 1, 2, 3
+BOT_RANDOM, BOT_CLOSEST, BOT_LOWKEEPER, BOT_DUMPER, BOT_CAREFUL = 0, 1, 2, 3, 4
 BOT_CODES = {"random": BOT_RANDOM, "closest": BOT_CLOSEST,
-             "lowkeeper": BOT_LOWKEEPER, "dumper": BOT_DUMPER}
+             "lowkeeper": BOT_LOWKEEPER, "dumper": BOT_DUMPER, "careful": BOT_CAREFUL}
 FAR_GAP = 5      # dumper: a row end more than this below every card is "far"
 CHEAP_ROW = 2    # lowkeeper: a row of at most this many cows is worth taking
+LANDED_COWS = 1.6  # careful: the cows each card landing in front of ours adds (1..104's mean)
 NO_CHOICE = -1
 
 _COWS = COWS  # frozen into the kernels as a constant
@@ -334,11 +335,55 @@ def _extreme_index(hand, count, highest):
     return best
 
 
+@jit_inline
+def _row_risk(table, r, gap, others, deck_size):
+    """careful: the expected cows of a card joining the right end of row r ``gap`` past
+    its last card. It is the row's sixth card when exactly 5 - length of the ``others``
+    players' cards land in between first; each does so with probability (gap - 1) /
+    deck_size (one card of a hand spread over the deck's numbers), independently."""
+    need = ROW_LIMIT - table[r, LENGTH]
+    if need > others:
+        return 0.0
+    q = min(1.0, (gap - 1) / deck_size)
+    ways = 1.0
+    for j in range(need):
+        ways = ways * (others - j) / (j + 1)
+    return (ways * q ** need * (1.0 - q) ** (others - need)
+            * (table[r, COWS_COLUMN] + need * LANDED_COWS))
+
+
 @jit
-def pick_card(bot, hand, count, table, professional, rng):
-    """Index into ``hand`` of the card ``bot`` plays (README, "Bots")."""
+def _careful_index(hand, count, table, professional, players, deck_size):
+    """Index of the card with the fewest expected cows this turn (``_row_risk``; a card
+    below every row takes the rule-following row; a left end, professional, takes only a
+    full row); ties: the smallest gap, then the lowest card."""
+    best, best_risk, best_gap, best_card = 0, 1e300, 1 << 30, 1 << 30
+    for i in range(count):
+        card = hand[i]
+        kind, a, b = find_end(table, card, professional)
+        if kind == END_TAKE:
+            risk, gap = float(table[rule_take_row(table), COWS_COLUMN]), deck_size
+        elif kind == END_LEFT:
+            risk, gap = float(_end_cost(table, a)), table[a, FIRST] - card
+        else:
+            gap = card - table[a, LAST]
+            risk = _row_risk(table, a, gap, players - 1, deck_size)
+            if kind == END_TIE:
+                risk = min(risk, float(_end_cost(table, b)))
+        if (risk < best_risk or (risk == best_risk and gap < best_gap)
+                or (risk == best_risk and gap == best_gap and card < best_card)):
+            best, best_risk, best_gap, best_card = i, risk, gap, card
+    return best
+
+
+@jit
+def pick_card(bot, hand, count, table, professional, rng, players, deck_size):
+    """Index into ``hand`` of the card ``bot`` plays (README, "Bots") at a table of
+    ``players`` with cards 1..deck_size."""
     if bot == BOT_RANDOM or count == 1:
         return rng_below(rng, count)
+    if bot == BOT_CAREFUL:
+        return _careful_index(hand, count, table, professional, players, deck_size)
     if bot == BOT_LOWKEEPER:
         lowest = _extreme_index(hand, count, False)
         if find_end(table, hand[lowest], professional)[0] == END_TAKE:
@@ -400,7 +445,7 @@ def _deal(n, deck_size, logic, start, bots, table, hands, deck, rng):
 
 
 @jit_inline
-def _play_round(table, hands, n, professional, bots, cows, plays_log, scratch, rng):
+def _play_round(table, hands, n, deck_size, professional, bots, cows, plays_log, scratch, rng):
     """Play 10-card hands out with bots and rule-following row choices; ``cows[p]`` +=
     what p takes. If plays_log has rows, turn t's cards go to plays_log[t].
     ``scratch`` is an int64[5, n] work area (nothing is allocated per round)."""
@@ -413,7 +458,8 @@ def _play_round(table, hands, n, professional, bots, cows, plays_log, scratch, r
             if bots[p] == BOT_RANDOM:  # the hot case, without a call
                 i = rng_below(rng, count)
             else:
-                i = pick_card(bots[p], hands[p], count, table, professional, rng)
+                i = pick_card(bots[p], hands[p], count, table, professional, rng, n,
+                              deck_size)
             cards[p] = hands[p, i]
             hands[p, i] = hands[p, count - 1]
             if plays_log.shape[0] > turn:
@@ -460,7 +506,7 @@ def _play_games(first_game, game_count, n, deck_size, logic, professional, thres
                 log_rows[j, played] = table[:, FIRST]
                 log_hands[j, played] = hands
             cows[:] = 0
-            _play_round(table, hands, n, professional, bots, cows,
+            _play_round(table, hands, n, deck_size, professional, bots, cows,
                         log_plays[j, played] if logged else no_log, scratch, rng)
             played += 1
             for p in range(n):
@@ -586,10 +632,12 @@ def bot_codes(names: Sequence[str]) -> np.ndarray:
 
 
 def bot_card(bot: str, hand: Sequence[int], rows: Sequence[Sequence[int]],
-             professional: bool = False, seed: int = 0) -> int:
-    """The card ``bot`` plays from ``hand`` on these rows (random bots use ``seed``).
+             professional: bool = False, seed: int = 0, *, players: int,
+             deck_size: int) -> int:
+    """The card ``bot`` plays from ``hand`` on these rows (random bots use ``seed``), at a
+    table of ``players`` with cards 1..deck_size (only ``careful`` reads those two).
 
-    >>> bot_card("closest", [5, 13, 30], [[3], [12], [20], [40]])
+    >>> bot_card("closest", [5, 13, 30], [[3], [12], [20], [40]], players=2, deck_size=24)
     13
     """
     codes = bot_codes([bot])
@@ -597,7 +645,8 @@ def bot_card(bot: str, hand: Sequence[int], rows: Sequence[Sequence[int]],
         raise NimmtError("the hand is empty")
     cards = np.asarray(hand, np.int64)
     rng = np.array([rng_seed(seed, 0)], np.uint64)
-    return int(cards[pick_card(codes[0], cards, len(cards), row_table(rows), professional, rng)])
+    return int(cards[pick_card(codes[0], cards, len(cards), row_table(rows), professional, rng,
+                               players, deck_size)])
 
 
 @dataclass(frozen=True)

@@ -297,8 +297,9 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
               progress: Callable[[int], None] | None = None,
               drafters: Sequence[str] | str | None = None,
               on_game: Callable[[GameRecord], None] | None = None,
-              batch: Backend | None = None) -> ArenaResult:
-    """Play ``deals`` deals (every rotation of each when ``duplicate``), each deal a unit of
+              batch: Backend | None = None, first: int = 0) -> ArenaResult:
+    """Play ``deals`` deals, numbered from ``first`` (so a long run can go on in pieces),
+    every rotation of each when ``duplicate``, each deal a unit of
     ``solver.base.batch`` (``batch``, else ``workers`` local processes); Ctrl-C stops and
     returns the deals finished. Results depend on (seed, deal) only, not on what ran them.
     Logic variant: ``drafters`` (one per bot, it follows the bot's seat) draft the hands.
@@ -311,7 +312,7 @@ def run_arena(rules: Rules, specs: Sequence[BotSpec], deals: int, seed: int = 0,
     specs = tuple(specs)
     draft = check_drafters(rules, drafters)
     keep = on_game is not None
-    jobs = ((rules, specs, seed, d, duplicate, draft, keep) for d in range(deals))
+    jobs = ((rules, specs, seed, d, duplicate, draft, keep) for d in range(first, first + deals))
 
     def hand_on(index: int, records: list[GameRecord]) -> None:
         for g in records:  # ---- game records: handed on, not kept

@@ -68,7 +68,7 @@ __all__ = ["DETERMINISTIC", "STEP_NODES", "analyse_any", "analyse_bots", "estima
            "exact_bot_values", "is_model", "opponent_spec", "split_count", "splits"]
 
 # bots whose card is a function of their hand and the rows (no seed): exact enumeration
-DETERMINISTIC = ("closest", "lowkeeper", "dumper")
+DETERMINISTIC = ("closest", "lowkeeper", "dumper", "careful")
 # an enumeration step (a bot's card, a turn resolved) counted as this many search nodes
 # against max_nodes: a step (Python over the engine's turn) costs about 0.1-0.3 ms, a node
 # about 1 us
@@ -189,7 +189,8 @@ def exact_bot_values(position: Position, bot: str, max_steps: int | None = None,
         key = (hand, rows)
         if key not in picks:
             step()
-            picks[key] = engine.bot_card(bot, hand, rows, professional)
+            picks[key] = engine.bot_card(bot, hand, rows, professional,
+                                         players=position.players, deck_size=position.deck_size)
         return picks[key]
 
     def best(rows, hand, worlds) -> float:
@@ -242,7 +243,8 @@ class _Scripted:
         if self.played == 1:
             return Decision(self.first)
         return Decision(engine.bot_card(LATER_BOT, position.hand, position.rows,
-                                        position.professional))
+                                        position.professional, players=position.players,
+                                        deck_size=position.deck_size))
 
     def choose_option(self, moment: Any) -> int:
         return -1
@@ -263,8 +265,8 @@ def _sample_split(position: Position, rng: np.random.Generator) -> tuple[tuple[i
 
 
 @jit
-def bot_round_samples(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
-                      bot, later, values, nows):
+def bot_round_samples(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
+                      first, count, bot, later, values, nows):
     """Samples first..first+count-1 of every card of player 1's hand (hands0[0, :k]):
     sample j deals the hidden hands (hidden[p] = 1) from pool0 by stream (seed, j), the
     same deal for every card (common random numbers); player 1 plays card i, then the
@@ -291,9 +293,10 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, professional, seed, f
                 for p in range(n):
                     if p == 0:
                         x = i if turn == 0 else pick_card(later, hands[0], left, table,
-                                                          professional, rng)
+                                                          professional, rng, n, deck_size)
                     else:
-                        x = pick_card(bot, hands[p], left, table, professional, rng)
+                        x = pick_card(bot, hands[p], left, table, professional, rng, n,
+                                      deck_size)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -396,8 +399,9 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
         while done < samples:
             size = sizer.size(min(chunk, samples - done))
             values, now = _room(values, now, done + size)
-            bot_round_samples(table, hands, hidden, pool, n, k, position.professional, seed,
-                              done, size, codes[0], codes[1], values, now)
+            bot_round_samples(table, hands, hidden, pool, n, k, position.deck_size,
+                              position.professional, seed, done, size, codes[0], codes[1],
+                              values, now)
             done += size
             chunk *= 2
             if progress:

@@ -16,8 +16,9 @@ hands form the pool in tactical and standard, every hand is known in logic):
 
 Bots (README's bot table):
 
-* ``random``, ``closest``, ``lowkeeper``, ``dumper``: the engine's rule-of-thumb kernels
-  (``engine.bot_card``), rule-following row choices;
+* ``random``, ``closest``, ``lowkeeper``, ``dumper``, ``careful``: the engine's rule-of-thumb
+  kernels (``engine.bot_card``), rule-following row choices; ``careful`` plays the card
+  of fewest expected cows this turn (``engine._careful_index``);
 * ``expecti``: the card ``analyse`` ranks best against the random model; exact search when
   the estimate fits ``nodes`` (stopping at ``nodes``), Monte Carlo with ``samples`` per card
   otherwise; its row choices minimise this turn's cows plus the best value of the position
@@ -30,10 +31,10 @@ Bots (README's bot table):
   ``expecti`` otherwise;
 * ``mcs``: flat Monte Carlo: for each card, ``playouts`` playouts of the rest of the round
   with every player (itself included) playing the cards of ``playout`` (uniformly random
-  by default; a rule bot, ``closest``, ``lowkeeper`` or ``dumper``; or ``mix``, a rule bot
-  drawn for each player and playout) and rule-following rows, the hidden hands dealt from
-  the pool; the card with the fewest mean cows (a numba kernel over the engine's rule
-  steps). Row choices rule-following.
+  by default; a rule bot, ``closest``, ``lowkeeper``, ``dumper`` or ``careful``; or
+  ``mix``, a rule bot drawn for each player and playout) and rule-following rows, the
+  hidden hands dealt from the pool; the card with the fewest mean cows (a numba kernel over
+  the engine's rule steps). Row choices rule-following.
 * ``ismcts``: information-set Monte Carlo tree search for simultaneous moves: each of
   ``iterations`` iterations deals the hidden hands from the pool, descends a tree of joint
   turns where every player picks its card by UCB over its own statistics at the node
@@ -101,9 +102,9 @@ class RuleBot(Bot):
     """A rule-of-thumb bot: the engine's kernel (``engine.bot_card``)."""
 
     def choose(self, position: Position) -> Decision:
-        return planned(position, engine.bot_card(self.spec.name, position.hand, position.rows,
-                                                 position.professional,
-                                                 seed=self.next_seed()))
+        return planned(position, engine.bot_card(
+            self.spec.name, position.hand, position.rows, position.professional,
+            seed=self.next_seed(), players=position.players, deck_size=position.deck_size))
 
 
 def _best(values: Mapping[int, float]) -> int:
@@ -375,8 +376,9 @@ class MonteCarloBot(Bot):
         sizer = ChunkSizer(deadline)
         while done < playouts:
             size = sizer.size(min(chunk, playouts - done))
-            mcs_playouts(table, hands, hidden, pool, n, k, position.professional, seed, done,
-                         size, sums, goal, PLAYOUT_CODES[self.params["playout"]])
+            mcs_playouts(table, hands, hidden, pool, n, k, position.deck_size,
+                         position.professional, seed, done, size, sums, goal,
+                         PLAYOUT_CODES[self.params["playout"]])
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -390,8 +392,8 @@ class MonteCarloBot(Bot):
 
 
 @jit
-def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first, count, sums,
-                 goal, playout):
+def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed, first,
+                 count, sums, goal, playout):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
     the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays the cards
     of the rule bot ``playout`` (a PLAYOUT_CODES code: random, a rule of thumb, or a rule
@@ -424,7 +426,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, professional, seed, first,
                         x = i
                     else:
                         x = engine.pick_card(policy[p], hands[p], left, table, professional,
-                                             rng)
+                                             rng, n, deck_size)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -492,8 +494,9 @@ class TreeSearchBot(Bot):
         sizer = ChunkSizer(deadline)
         while done < iterations:
             count = sizer.size(min(chunk, iterations - done))
-            ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
-                              done, count, stats, links, actions, used,
+            ismcts_iterations(table, hands, hidden, pool, n, k, position.deck_size,
+                              position.professional, seed, done, count, stats, links, actions,
+                              used,
                               goal, explore, REWARD_SCALES[objective],
                               PLAYOUT_CODES[self.params["playout"]])
             done += count
@@ -510,8 +513,8 @@ class TreeSearchBot(Bot):
 
 
 @jit
-def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, first, count,
-                      stats, links, actions, used, goal, explore, scale, playout):
+def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
+                      first, count, stats, links, actions, used, goal, explore, scale, playout):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -575,7 +578,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, professional, seed, f
                                 best, best_score = i, score
                     x = best
                 else:
-                    x = engine.pick_card(policy[p], hands[p], left, table, professional, rng)
+                    x = engine.pick_card(policy[p], hands[p], left, table, professional, rng,
+                                         n, deck_size)
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]
             if in_tree:

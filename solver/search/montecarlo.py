@@ -250,7 +250,8 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
     while True:
         k = cards_of(owner, deck_size, np.int64(OWNER_P1), hand)
         if turn > 0:
-            card = hand[pick_card(np.int64(BOT_CLOSEST), hand, k, table, professional, bot_rng)]
+            card = hand[pick_card(np.int64(BOT_CLOSEST), hand, k, table, professional, bot_rng,
+                                  1 + known_count + hidden_count, deck_size)]
         exact_child = k - 1 <= exact_depth
         value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
                                 professional, exact_child and k > 1, rng, memo, layout, stats,

@@ -132,7 +132,7 @@ def test_two_players_known_hand_is_a_plain_minimum():
 
     def pick(hand, rows):
         from nimmt.solver.kernels.engine import bot_card
-        return bot_card("lowkeeper", hand, rows)
+        return bot_card("lowkeeper", hand, rows, players=p.players, deck_size=p.deck_size)
     assert got == pytest.approx(brute_values(p, pick))
 
 

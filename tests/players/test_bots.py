@@ -86,7 +86,8 @@ def test_rule_bots_are_the_engines_kernels(name):
     p = load_position("example-3p")
     bot = make_policy(name, seed=5)
     seed = make_policy(name, seed=5).next_seed()
-    assert bot.choose(p).card == engine.bot_card(name, p.hand, p.rows, p.professional, seed)
+    assert bot.choose(p).card == engine.bot_card(name, p.hand, p.rows, p.professional, seed,
+                                                    players=p.players, deck_size=p.deck_size)
 
 
 def test_a_low_card_decision_names_its_row():

@@ -20,7 +20,8 @@ def cleared_tree(position, iterations: int, seed: int):
     links = np.full((size, 2), -1, np.int64)
     actions = np.zeros((size, n), np.int64)
     used = np.ones(1, np.int64)
-    bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.professional, seed,
+    bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.deck_size,
+                           position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
                            bots.PLAYOUT_CODES["random"])
@@ -42,7 +43,8 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
     actions[1:] = 99
     hands, hidden, pool, table = bots.playout_arrays(p)
     used = np.ones(1, np.int64)
-    bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.professional, seed,
+    bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.deck_size,
+                           p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(p, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
                            bots.PLAYOUT_CODES["random"])

@@ -15,7 +15,7 @@ from nimmt.solver.players import bots
 from nimmt.solver.players.bots import make_policy, parse_bot
 from nimmt.solver.search.game import deal_position
 
-RULE_POLICIES = ["closest", "lowkeeper", "dumper"]
+RULE_POLICIES = ["closest", "lowkeeper", "dumper", "careful"]
 
 
 def reference_playout(position, first: int, policy: str) -> int:
@@ -25,7 +25,8 @@ def reference_playout(position, first: int, policy: str) -> int:
     def pick(player: int, hand: list, rows: list) -> int:
         if player == 0 and len(hand) == position.cards_left:
             return first
-        return bot_card(policy, hand, rows, position.professional)
+        return bot_card(policy, hand, rows, position.professional, players=position.players,
+                        deck_size=position.deck_size)
 
     rows = [list(r) for r in position.rows]
     _, cows = reference.play_round(rows, position.hands, position.professional, pick)
@@ -73,7 +74,8 @@ def test_the_policy_changes_what_the_playouts_see():
 
 
 @pytest.mark.parametrize("text, words", [
-    ("mcs:playout=smart", "playout='smart' is not one of random, closest, lowkeeper, dumper, mix"),
+    ("mcs:playout=smart",
+     "playout='smart' is not one of random, closest, lowkeeper, dumper, careful, mix"),
     ("ismcts:playout=", "give a value"),
     ("expecti:playout=closest", "has no parameter 'playout'"),
 ])

@@ -245,7 +245,8 @@ def naive_round(position: Position, bots) -> tuple[int, ...]:
     """The round played turn by turn through Position.apply_turn and bot_card."""
     cows = [0] * position.players
     while position.cards_left:
-        cards = [bot_card(b, h, position.rows, position.professional)
+        cards = [bot_card(b, h, position.rows, position.professional,
+                          players=position.players, deck_size=position.deck_size)
                  for b, h in zip(bots, position.hands)]
         position, outcome = position.apply_turn(cards)
         cows = [a + b for a, b in zip(cows, outcome.cows)]

@@ -1,0 +1,192 @@
+"""Strength where hands are hidden: bots against today's tree search, in duplicate arenas.
+
+    python benchmarks/hidden.py [--deals 40] [--seed 1] [--workers 2] [--time 0.25]
+                                [--only std4,tac4] [--checkpoint DIR] [--fresh]
+
+Each setting is one table of bots playing one round per game, every deal replayed in every
+seat rotation (duplicate deals), every search bot at the same time per decision
+(``--time``). The first bot of a table is the reference (``ismcts``, as it plays by
+default: uniformly random playouts). Per bot the script prints cows a round and the win
+share (a shared win counts 1/winners) with 95% intervals over deals, seconds per decision,
+and the paired difference against the reference: per deal, the bot's mean cows over its
+rotations less the reference's (both held every hand), the mean over deals with its 95%
+normal interval (``solver.base.intervals``). Negative is better than the reference.
+
+Deals are played in pieces of ``--piece`` and each finished piece is appended to
+``DIR/<setting>-s<seed>-t<time>.jsonl``, so an interrupted run (Ctrl-C, a lost machine)
+resumes where it stopped when started again with the same arguments (``--fresh`` starts
+over). Results depend on the seed and the deal only, not on ``--workers``, but a bot's
+time budget makes its play depend on the machine's speed and load: compare bots measured
+side by side in one table, as here.
+
+Settings:
+  std4   standard, 4 players: ismcts, ismcts with mix playouts (a rule bot drawn for each
+         player and playout), mcs with careful playouts, careful
+  tac4   tactical, 4 players: the same table
+  tac2   tactical, 2 players, every hand known, objective win: ismcts against ismcts with
+         mix playouts
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+from tabulate import tabulate
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from nimmt.solver.base.intervals import mean_interval  # noqa: E402
+from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.players.arena import run_arena  # noqa: E402
+from nimmt.solver.players.bots import parse_bots  # noqa: E402
+
+# Counts that never bind at these times (the time budget does): the tree search allocates
+# its tree for ``iterations`` nodes up front (virtual memory, touched as it grows).
+ITERATIONS, PLAYOUTS = 10 ** 6, 10 ** 7
+
+
+def table(time_limit: float, objective: str = "cows") -> dict[str, str]:
+    """The bots of a four-seat table: label -> spec."""
+    t = f"time={time_limit:g}"
+    win = "" if objective == "cows" else f",objective={objective}"
+    return {
+        "ismcts": f"ismcts:{t},iterations={ITERATIONS}{win}",
+        "ismcts mix": f"ismcts:{t},iterations={ITERATIONS},playout=mix{win}",
+        "mcs careful": f"mcs:{t},playouts={PLAYOUTS},playout=careful{win}",
+        "careful": "careful",
+    }
+
+
+def settings(time_limit: float) -> dict[str, tuple[Rules, dict[str, str]]]:
+    four = table(time_limit)
+    two = table(time_limit, "win")
+    return {
+        "std4": (Rules("standard", 4, one_round=True), four),
+        "tac4": (Rules("tactical", 4, one_round=True), four),
+        "tac2": (Rules("tactical", 2, one_round=True),
+                 {k: two[k] for k in ("ismcts", "ismcts mix")}),
+    }
+
+
+def checkpoint_path(folder: str, key: str, seed: int, time_limit: float) -> str:
+    return os.path.join(folder, f"{key}-s{seed}-t{time_limit:g}.jsonl")
+
+
+def load_games(path: str) -> list[dict]:
+    """The games of the pieces finished so far (a torn last line is dropped)."""
+    games = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    games.append(json.loads(line))
+                except json.JSONDecodeError:
+                    break
+    return games
+
+
+def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, workers: int,
+         piece: int, path: str) -> list[dict]:
+    """Every deal 0..deals-1 of the setting, from the checkpoint where it has them."""
+    games = load_games(path)
+    done = {g["deal"] for g in games}
+    specs = parse_bots(",".join(bots.values()))
+    first = 0
+    while first < deals:
+        count = min(piece, deals - first)
+        if all(d in done for d in range(first, first + count)):
+            first += count
+            continue
+        t0 = time.perf_counter()
+        result = run_arena(rules, specs, count, seed, workers=workers, first=first)
+        new = [{"deal": g.deal, "rotation": g.rotation, "totals": list(g.totals),
+                "rounds": g.rounds, "times": [list(t) for t in g.times]}
+               for g in result.games]
+        with open(path, "a") as f:
+            for g in new:
+                f.write(json.dumps(g) + "\n")
+        games += new
+        print(f"  {key}: deals {first}..{first + count - 1} in "
+              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        first += count
+    return [g for g in games if g["deal"] < deals]
+
+
+def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed: int,
+           time_limit: float) -> None:
+    labels = list(bots)
+    per_deal: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in labels])
+    wins: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in labels])
+    times: list[list[float]] = [[] for _ in labels]
+    for g in games:
+        best = min(g["totals"])
+        winners = sum(t == best for t in g["totals"])
+        for b in range(len(labels)):
+            per_deal[g["deal"]][b].append(g["totals"][b] / g["rounds"])
+            wins[g["deal"]][b].append((g["totals"][b] == best) / winners)
+            times[b] += g["times"][b]
+    deals = sorted(per_deal)
+    cows = np.array([[np.mean(per_deal[d][b]) for b in range(len(labels))] for d in deals])
+    share = np.array([[np.mean(wins[d][b]) for b in range(len(labels))] for d in deals])
+    rows = []
+    for b, label in enumerate(labels):
+        c, (c_lo, c_hi) = mean_interval(list(cows[:, b]), low=0.0)
+        w, (w_lo, w_hi) = mean_interval(list(share[:, b]), low=0.0, high=1.0)
+        diff = "(reference)"
+        if b:
+            d, (d_lo, d_hi) = mean_interval(list(cows[:, b] - cows[:, 0]))
+            diff = f"{d:+.2f} [{d_lo:+.2f}, {d_hi:+.2f}]"
+        t = np.array(times[b]) if times[b] else np.array([math.nan])
+        rows.append([label, f"{c:.2f} [{c_lo:.2f}, {c_hi:.2f}]",
+                     f"{w:.3f} [{w_lo:.3f}, {w_hi:.3f}]", diff,
+                     f"{t.mean():.3f}", f"{np.percentile(t, 95):.3f}"])
+    print(f"\n#### {key}: {rules.variant}, {rules.players} players, one round, {len(deals)} "
+          f"duplicate deals ({len(games)} games), seed {seed}, {time_limit:g} s a decision\n")
+    print(tabulate(rows, headers=["bot", "cows/round [95%]", "win share [95%]",
+                                  f"cows/round vs {labels[0]} [95%]", "s/decision",
+                                  "p95 s"], tablefmt="github", disable_numparse=True))
+    print()
+    for label, spec in bots.items():
+        print(f"- {label}: `{spec}`")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--time", type=float, default=0.25)
+    ap.add_argument("--piece", type=int, default=4)
+    ap.add_argument("--only", default="std4,tac4")
+    ap.add_argument("--checkpoint", default=os.path.join("benchmarks", "results", "hidden"))
+    ap.add_argument("--fresh", action="store_true")
+    args = ap.parse_args()
+    all_settings = settings(args.time)
+    keys = args.only.split(",")
+    unknown = [k for k in keys if k not in all_settings]
+    if unknown:
+        ap.error(f"unknown setting {unknown[0]!r}; use some of {', '.join(all_settings)}")
+    os.makedirs(args.checkpoint, exist_ok=True)
+    try:
+        for key in keys:
+            rules, bots = all_settings[key]
+            path = checkpoint_path(args.checkpoint, key, args.seed, args.time)
+            if args.fresh and os.path.exists(path):
+                os.remove(path)
+            games = play(key, rules, bots, args.deals, args.seed, args.workers, args.piece,
+                         path)
+            report(key, rules, bots, games, args.seed, args.time)
+    except KeyboardInterrupt:
+        print("interrupted: the finished pieces are kept; run again to go on",
+              file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
