@@ -2,6 +2,8 @@
 
     python benchmarks/hidden.py [--deals 40] [--seed 1] [--workers 2] [--time 0.25]
                                 [--only std4,tac4] [--checkpoint DIR] [--fresh]
+    python benchmarks/hidden.py --table "ismcts:time=0.25;ismcts:time=0.25,c=0.35" \
+                                [--variant standard] [--players 4] ...
 
 Each setting is one table of bots playing one round per game, every deal replayed in every
 seat rotation (duplicate deals), every search bot at the same time per decision
@@ -19,6 +21,10 @@ over). Results depend on the seed and the deal only, not on ``--workers``, but a
 time budget makes its play depend on the machine's speed and load: compare bots measured
 side by side in one table, as here.
 
+``--table`` plays a table of your own instead (specs separated by semicolons, the first
+the reference), in ``--variant`` with ``--players`` seats (the specs are repeated in turn
+to fill them; a repeated spec counts as one bot, its seats averaged).
+
 Settings:
   std4   standard, 4 players: ismcts, ismcts with mix playouts (a rule bot drawn for each
          player and playout), mcs with careful playouts, careful
@@ -29,6 +35,7 @@ Settings:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -74,6 +81,11 @@ def settings(time_limit: float) -> dict[str, tuple[Rules, dict[str, str]]]:
     }
 
 
+def hash_text(text: str) -> int:
+    """A stable number for a text (Python's hash of a str changes between runs)."""
+    return int.from_bytes(hashlib.sha1(text.encode()).digest()[:6], "big")
+
+
 def checkpoint_path(folder: str, key: str, seed: int, time_limit: float) -> str:
     return os.path.join(folder, f"{key}-s{seed}-t{time_limit:g}.jsonl")
 
@@ -91,12 +103,19 @@ def load_games(path: str) -> list[dict]:
     return games
 
 
+def seated(values, bots: int) -> list[list]:
+    """Per distinct bot, the values of its copies: the table's list of bots repeats the
+    distinct ones in turn, so copy i is bot i % bots."""
+    return [[v for s, v in enumerate(values) if s % bots == b] for b in range(bots)]
+
+
 def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, workers: int,
          piece: int, path: str) -> list[dict]:
     """Every deal 0..deals-1 of the setting, from the checkpoint where it has them."""
     games = load_games(path)
     done = {g["deal"] for g in games}
-    specs = parse_bots(",".join(bots.values()))
+    names = list(bots.values())
+    specs = parse_bots(",".join(names[i % len(names)] for i in range(rules.players)))
     first = 0
     while first < deals:
         count = min(piece, deals - first)
@@ -105,8 +124,10 @@ def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, wo
             continue
         t0 = time.perf_counter()
         result = run_arena(rules, specs, count, seed, workers=workers, first=first)
-        new = [{"deal": g.deal, "rotation": g.rotation, "totals": list(g.totals),
-                "rounds": g.rounds, "times": [list(t) for t in g.times]}
+        new = [{"deal": g.deal, "rotation": g.rotation,
+                "totals": seated(g.totals, len(names)), "rounds": g.rounds,
+                "times": seated(g.times, len(names)), "best": min(g.totals),
+                "winners": sum(t == min(g.totals) for t in g.totals)}
                for g in result.games]
         with open(path, "a") as f:
             for g in new:
@@ -125,12 +146,12 @@ def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed
     wins: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in labels])
     times: list[list[float]] = [[] for _ in labels]
     for g in games:
-        best = min(g["totals"])
-        winners = sum(t == best for t in g["totals"])
         for b in range(len(labels)):
-            per_deal[g["deal"]][b].append(g["totals"][b] / g["rounds"])
-            wins[g["deal"]][b].append((g["totals"][b] == best) / winners)
-            times[b] += g["times"][b]
+            for total in g["totals"][b]:
+                per_deal[g["deal"]][b].append(total / g["rounds"])
+                wins[g["deal"]][b].append((total == g["best"]) / g["winners"])
+            for seat_times in g["times"][b]:
+                times[b] += seat_times
     deals = sorted(per_deal)
     cows = np.array([[np.mean(per_deal[d][b]) for b in range(len(labels))] for d in deals])
     share = np.array([[np.mean(wins[d][b]) for b in range(len(labels))] for d in deals])
@@ -166,9 +187,18 @@ def main() -> None:
     ap.add_argument("--only", default="std4,tac4")
     ap.add_argument("--checkpoint", default=os.path.join("benchmarks", "results", "hidden"))
     ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--table", default=None)
+    ap.add_argument("--variant", default="standard")
+    ap.add_argument("--players", type=int, default=4)
     args = ap.parse_args()
     all_settings = settings(args.time)
     keys = args.only.split(",")
+    if args.table:
+        specs = args.table.split(";")
+        name = f"table-{abs(hash_text(args.table + args.variant + str(args.players))):x}"
+        all_settings[name] = (Rules(args.variant, args.players, one_round=True),
+                              {s: s for s in specs})
+        keys = [name]
     unknown = [k for k in keys if k not in all_settings]
     if unknown:
         ap.error(f"unknown setting {unknown[0]!r}; use some of {', '.join(all_settings)}")

@@ -5,11 +5,14 @@ arguments all default to these (``docs/reference`` shows them as the flags' defa
 """
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES", "memory_flag"]
+__all__ = ["BOT_MEMORY", "DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES",
+           "memory_flag"]
 
 # bytes the tables of a search may hold: exact search's memo, the equilibrium's tables,
 # a decision tree (--memory; the command line lowers it to the machine's RAM)
 DEFAULT_MEMORY = 8 * 2**30
+# bytes a bot's own tables may hold (``ismcts``'s tree): a bot is one seat of many at a table
+BOT_MEMORY = 2**30
 # analyse's node budget: auto's exact search and Monte Carlo's planned work (--max-nodes)
 DEFAULT_MAX_NODES = 5_000_000
 # Monte Carlo samples per card (--samples)

@@ -64,7 +64,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_SAMPLES
+from ..base.defaults import BOT_MEMORY, DEFAULT_MAX_NODES, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, SearchStopped, param
 from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
@@ -442,6 +442,7 @@ REWARD_SCALE = 10.0
 # the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
 REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
 ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANCE.md)
+TREE_START = 4096    # nodes of a bot's first tree (TreeSearchBot)
 
 
 class TreeSearchBot(Bot):
@@ -450,7 +451,10 @@ class TreeSearchBot(Bot):
     The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
     the first time (a page fault per node or two), so a bot pays it once, not at every
     decision, and a node's cells are cleared by the kernel when it creates the node, not
-    for the whole budget up front (a large ``iterations`` with ``time``).
+    for the whole budget up front (a large ``iterations`` with ``time``). The tree grows
+    as the search adds nodes, from TREE_START nodes, doubling, up to ``iterations`` + 1
+    nodes or BOT_MEMORY bytes, whichever is fewer; a full tree stops growing and the
+    iterations go on below its leaves by playouts.
     So a bot makes one decision at a time (do not share one between threads)."""
 
     def __init__(self, spec: BotSpec, seed: int = 0) -> None:
@@ -458,23 +462,35 @@ class TreeSearchBot(Bot):
         self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = (
             np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
 
-    def tree(self, size: int, n: int, deck: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    @staticmethod
+    def node_bytes(n: int, deck: int) -> int:
+        """Bytes of one node of ``tree``'s arrays."""
+        return 8 * (n * deck * 3 + 2 + n)
+
+    def tree(self, size: int, n: int, deck: int, keep: int = 0
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
         card] = (visits, reward sum, availability), links[node] = (first child, next
-        sibling), actions[node]; views of this bot's buffers (grown when too small), only
-        the root cleared (``ismcts_iterations`` clears each node it adds)."""
+        sibling), actions[node]; views of this bot's buffers (grown when too small). With
+        ``keep`` = 0 a new tree: only the root cleared (``ismcts_iterations`` clears each
+        node it adds); else the tree so far grown, its first ``keep`` nodes kept (a node's
+        cells come first to last in each buffer, so they are a prefix of it)."""
         shapes = ((size, n, deck, 3), (size, 2), (size, n))
         buffers: list[np.ndarray] = list(self.buffers)
         for i, shape in enumerate(shapes):
             need = math.prod(shape)
             if buffers[i].size < need:
-                buffers[i] = np.empty(need, buffers[i].dtype)
+                grown = np.empty(need, buffers[i].dtype)
+                kept = keep * math.prod(shape[1:])
+                grown[:kept] = buffers[i][:kept]
+                buffers[i] = grown
         self.buffers = (buffers[0], buffers[1], buffers[2])
         stats, links, actions = (b[:math.prod(shape)].reshape(shape)
                                  for b, shape in zip(buffers, shapes))
-        stats[0] = 0.0
-        links[0] = -1
-        actions[0] = 0
+        if not keep:
+            stats[0] = 0.0
+            links[0] = -1
+            actions[0] = 0
         return stats, links, actions
 
     def visits(self, position: Position) -> dict[int, float]:
@@ -487,13 +503,19 @@ class TreeSearchBot(Bot):
         if explore is None:
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
         hands, hidden, pool, table = playout_arrays(position)
-        stats, links, actions = self.tree(iterations + 1, n, position.deck_size + 1)
+        deck = position.deck_size + 1
+        limit = min(iterations + 1, max(2, BOT_MEMORY // self.node_bytes(n, deck)))
+        capacity = min(limit, TREE_START)
+        stats, links, actions = self.tree(capacity, n, deck)
         used = np.ones(1, np.int64)
         seed = self.next_seed()
         done, chunk = 0, 64
         sizer = ChunkSizer(deadline)
         while done < iterations:
             count = sizer.size(min(chunk, iterations - done))
+            if capacity < limit and int(used[0]) + count > capacity:  # at most a node each
+                capacity = min(limit, max(int(used[0]) + count, 2 * capacity))
+                stats, links, actions = self.tree(capacity, n, deck, keep=int(used[0]))
             ismcts_iterations(table, hands, hidden, pool, n, k, position.deck_size,
                               position.professional, seed, done, count, stats, links, actions,
                               used,

@@ -72,3 +72,34 @@ def test_a_bot_reusing_its_tree_decides_as_fresh_bots_do():
         assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
         assert sum(got.values()) == 300
     assert reused.buffers[0].size >= 301 * 4 * (positions[0].deck_size + 1) * 3
+
+
+def test_a_tree_grown_as_it_searches_is_the_tree_allocated_up_front(monkeypatch):
+    """From a tree of 16 nodes, doubled as the search adds nodes (the nodes so far kept),
+    the visits are those of a tree of the whole budget cleared up front."""
+    monkeypatch.setattr(bots, "TREE_START", 16)
+    p = deal_position(Rules("standard", 4), 9, seed=7)
+    bot = make_policy("ismcts:iterations=1500", seed=5)
+    got = bot.visits(p)
+    bot.decisions = 0
+    stats, _, _, used = cleared_tree(p, 1500, bot.next_seed())
+    assert used > 16 * 2 ** 4  # it grew several times
+    assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
+
+
+def test_the_tree_stops_growing_at_the_bots_memory(monkeypatch):
+    """A budget of iterations far past the memory (here 100 nodes' worth) neither
+    allocates past it nor fails: the tree stops growing and the iterations go on below
+    its leaves; a time budget with a huge count allocates only what it uses."""
+    p = deal_position(Rules("standard", 4), 9, seed=8)
+    node = bots.TreeSearchBot.node_bytes(4, p.deck_size + 1)
+    monkeypatch.setattr(bots, "BOT_MEMORY", 100 * node)
+    monkeypatch.setattr(bots, "TREE_START", 16)
+    bot = make_policy("ismcts:iterations=2000", seed=1)
+    visits = bot.visits(p)
+    assert sum(visits.values()) == 2000  # every iteration ran, through the root
+    assert sum(b.nbytes for b in bot.buffers) <= 100 * node
+    monkeypatch.undo()
+    timed = make_policy("ismcts:iterations=10000000,time=0.05", seed=1)
+    timed.choose(p)
+    assert sum(b.nbytes for b in timed.buffers) <= bots.BOT_MEMORY
