@@ -91,15 +91,25 @@ def checkpoint_path(folder: str, key: str, seed: int, time_limit: float) -> str:
 
 
 def load_games(path: str) -> list[dict]:
-    """The games of the pieces finished so far (a torn last line is dropped)."""
-    games = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                try:
-                    games.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break
+    """The games of the pieces finished so far; a torn tail (a run stopped while writing)
+    is cut off the file, so the next piece is appended after the last whole line."""
+    games: list[dict] = []
+    if not os.path.exists(path):
+        return games
+    good = 0
+    with open(path, "rb") as f:
+        for line in f:
+            try:
+                games.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+            if not line.endswith(b"\n"):
+                games.pop()
+                break
+            good += len(line)
+    if good < os.path.getsize(path):
+        with open(path, "r+b") as f:
+            f.truncate(good)
     return games
 
 
@@ -109,19 +119,34 @@ def seated(values, bots: int) -> list[list]:
     return [[v for s, v in enumerate(values) if s % bots == b] for b in range(bots)]
 
 
+def pieces(missing: list[int], size: int) -> list[tuple[int, int]]:
+    """The deals still to play as (first, count) runs of consecutive deals, at most
+    ``size`` each.
+
+    >>> pieces([0, 1, 2, 5, 6, 9], 2)
+    [(0, 2), (2, 1), (5, 2), (9, 1)]
+    """
+    runs: list[tuple[int, int]] = []
+    for d in missing:
+        if runs and runs[-1][0] + runs[-1][1] == d and runs[-1][1] < size:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((d, 1))
+    return runs
+
+
 def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, workers: int,
          piece: int, path: str) -> list[dict]:
     """Every deal 0..deals-1 of the setting, from the checkpoint where it has them."""
-    games = load_games(path)
-    done = {g["deal"] for g in games}
+    kept = {(g["deal"], g["rotation"]): g for g in load_games(path)}  # a replay wins
+    rotations: dict[int, int] = defaultdict(int)
+    for deal, _ in kept:
+        rotations[deal] += 1
+    done = {d for d, r in rotations.items() if r == rules.players}  # every seat rotation
+    games = [g for g in kept.values() if g["deal"] in done]
     names = list(bots.values())
     specs = parse_bots(",".join(names[i % len(names)] for i in range(rules.players)))
-    first = 0
-    while first < deals:
-        count = min(piece, deals - first)
-        if all(d in done for d in range(first, first + count)):
-            first += count
-            continue
+    for first, count in pieces([d for d in range(deals) if d not in done], piece):
         t0 = time.perf_counter()
         result = run_arena(rules, specs, count, seed, workers=workers, first=first)
         new = [{"deal": g.deal, "rotation": g.rotation,
@@ -135,7 +160,6 @@ def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, wo
         games += new
         print(f"  {key}: deals {first}..{first + count - 1} in "
               f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-        first += count
     return [g for g in games if g["deal"] < deals]
 
 

@@ -13,6 +13,9 @@ Settings (one round each, duplicate deals: every deal replayed in every seat rot
           iterations a move (a UCT of the published strength).
   2p-uct-tree: ismcts for the win at 0.2 s a decision (a large iteration budget, so time
           binds) against the same UCT stand-in.
+  std4, std6: the standard game (104 cards, hidden hands), 4 and 6 players: the search
+          bots at their default budgets with the rule bots (std4: two tables of four).
+  rules4: the rule-of-thumb bots at one table, tactical, 4 players.
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -67,6 +70,12 @@ SETTINGS = {
         "expecti:objective=win,time=0.2,ismcts:objective=win,c=0.7"]),
     "2p-uct-tree": (Rules("tactical", 2, one_round=True), [
         "ismcts:objective=win,c=0.7,time=0.2,iterations=500000,ismcts:objective=win,c=0.7"]),
+    # the standard game, where hands are hidden and most cards are never dealt
+    "std4": (Rules("standard", 4, one_round=True), [
+        "ismcts,expecti,mcs,careful", "careful,closest,lowkeeper,dumper"]),
+    "std6": (Rules("standard", 6, one_round=True), [
+        "ismcts,expecti,mcs,careful,closest,random"]),
+    "rules4": (Rules("tactical", 4, one_round=True), ["careful,closest,lowkeeper,dumper"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200

@@ -81,3 +81,28 @@ def test_no_benchmark_script_shadows_an_importable_module():
         origin = getattr(found, "origin", None)
         assert found is None or (origin and Path(origin).parent == ROOT / "benchmarks"), \
             f"benchmarks/{script.name} shadows the module {script.stem} ({origin})"
+
+
+def test_the_hidden_hands_benchmark_resumes_without_playing_a_deal_twice(tmp_path):
+    """benchmarks/hidden.py keeps each finished piece of deals; run again with more deals
+    it plays only the missing ones (a torn last line and a deal short of its rotations
+    are played again), and its table holds every deal once."""
+    run = [sys.executable, str(ROOT / "benchmarks" / "hidden.py"), "--table", "careful;closest",
+           "--variant", "tactical", "--players", "2", "--piece", "2", "--workers", "1",
+           "--checkpoint", str(tmp_path)]
+    first = subprocess.run([*run, "--deals", "3"], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    (saved,) = tmp_path.iterdir()
+    lines = saved.read_text().splitlines()
+    assert len(lines) == 6  # 3 deals, 2 rotations each
+    saved.write_text("\n".join(lines[:-1]) + '\n{"deal": 2, "rot')  # deal 2 torn
+    second = subprocess.run([*run, "--deals", "4"], capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    assert "deals 2..3" in second.stderr and "deals 0..1" not in second.stderr
+    assert "4 duplicate deals (8 games)" in second.stdout
+    assert "| careful " in second.stdout and "(reference)" in second.stdout
+    # the torn line cut; deal 2's lone rotation stays, superseded by the replay of deal 2
+    assert len(saved.read_text().splitlines()) == 5 + 4
+    third = subprocess.run([*run, "--deals", "4"], capture_output=True, text=True)
+    assert third.returncode == 0 and "deals" not in third.stderr  # nothing left to play
+    assert third.stdout == second.stdout
