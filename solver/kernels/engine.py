@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from . import kernel_cache
 
 __all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_TAKE",
            "END_TIE", "FIRST", "GameLog", "LAST", "LENGTH", "NO_CHOICE", "TurnOutcome",
-           "arrays_to_rows", "bot_card", "bot_codes", "copy_row", "copy_table", "draft_pick",
+           "arrays_to_rows", "bot_card", "bot_codes", "compiled_for", "copy_row", "copy_table", "draft_pick",
            "find_end", "game_ends", "jit", "jit_inline", "landing", "pick_card", "place_at_end",
            "play_games", "play_round", "resolve_turn", "rng_below", "rng_seed", "row_table",
            "rows_to_arrays", "start_row"]
@@ -46,6 +47,14 @@ jit = njit(cache=CACHE, nogil=True)
 # Rule steps on the hot path are inlined at numba-IR level (measured 3x faster per card
 # than plain calls); bigger functions stay calls to keep compile time down.
 jit_inline = njit(cache=CACHE, nogil=True, inline="always")
+
+
+
+def compiled_for(kernel: Any, *args: Any) -> bool:
+    """Whether ``kernel`` (a numba dispatcher) is compiled, or loaded from the cache, for
+    these arguments' types: callers that report a search's time call it once first when not."""
+    return tuple(kernel.typeof_pyval(a) for a in args) in kernel.overloads
+
 
 FIRST, LAST, LENGTH, COWS_COLUMN = 0, 1, 2, 3
 # What find_end reports.

@@ -24,7 +24,7 @@ from ..base.errors import (
     param,
 )
 from ..base.notice import compiling, work_clock
-from ..kernels.engine import row_table
+from ..kernels.engine import compiled_for, row_table
 from ..kernels.exactsearch import (
     ABORTED,
     CARDS_DONE,
@@ -42,6 +42,7 @@ from ..kernels.exactsearch import (
     STOPPED_FLAG,
     STOPPED_MEMORY,
     TIME_LIMIT,
+    attribution,
     memo_layout,
     memo_max_slots,
     memo_slot_bytes,
@@ -124,8 +125,9 @@ def solve_exact(position: Position, model: str = "random", max_nodes: int = 50_0
     results = np.zeros((position.cards_left, 3))
     cards = np.asarray(position.hand, np.int64)
     args = (table, owner, position.deck_size, known, hidden, position.professional,
-            MODELS[model], cards, layout, goal)
-    if not solve_cards.signatures:  # compile or load first: reported times are the search's
+            MODELS[model], cards, layout, goal, attribution(goal))
+    if not compiled_for(solve_cards, *args, stats, max_nodes, results):
+        # compile or load first: reported times are the search's
         solve_cards(*args, np.zeros(STAT_SLOTS, np.int64), 0, results.copy())
     start = work_clock()
     interrupted = False

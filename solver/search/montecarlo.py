@@ -40,6 +40,7 @@ from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, MAX_PLAYERS
 from ..kernels.engine import (
     BOT_CLOSEST,
+    compiled_for,
     copy_row,
     copy_table,
     jit,
@@ -58,6 +59,7 @@ from ..kernels.exactsearch import (
     STAT_SLOTS,
     STOP,
     TIME_LIMIT,
+    attribution,
     cards_of,
     memo_find,
     memo_layout,
@@ -102,7 +104,7 @@ def new_run_memo(layout: np.ndarray):
 
 @jit
 def _exact_value(table, owner, deck_size, known_count, hidden_count, professional, memo,
-                 layout, stats, max_resolved, words, result, goal, held):
+                 layout, stats, max_resolved, words, result, goal, held, attribute):
     """The exact random value (objective ``goal``, seats' cows so far ``held``) of a
     turn-boundary state, player 1 to choose its card: from the memo, or searched and then
     memoised under its own key (exactsearch.search_state memoises the states below its root, not
@@ -121,7 +123,7 @@ def _exact_value(table, owner, deck_size, known_count, hidden_count, professiona
         goal[G_TAKEN + s] = held[s]
     search_state(table, owner, deck_size, known_count, hidden_count, professional,
                  np.int64(MODEL_RANDOM), np.int64(-1), memo, layout, stats, max_resolved, result,
-                 goal)
+                 goal, attribute)
     if not stats[ABORTED]:
         entries = memo[0]  # maybe doubled by the search
         memo_store(memo, entries, entries.view(np.float64), words, width, result[0], stats)
@@ -153,7 +155,7 @@ def _play_rule(table, cards, tags, first, last, professional, goal, held, known_
 @jit
 def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, hidden_count,
                       professional, exact_child, memo, layout, stats, max_resolved, words, result,
-                      goal, held):
+                      goal, held, attribute):
     """Resolve one turn (cards sorted ascending, tags: owner of each).
 
     If exact_child, player 1's row choice minimises the turn's cost (objective.cost_of_cows
@@ -189,7 +191,8 @@ def _turn_with_choice(table, owner, cards, tags, width, deck_size, known_count, 
         total = cost_of_cows(goal, True, cows) + _play_rule(
             line, cards, tags, mine_at + 1, width, professional, goal, line_held, known_count)
         total += _exact_value(line, owner, deck_size, known_count, hidden_count, professional,
-                              memo, layout, stats, max_resolved, words, result, goal, line_held)
+                              memo, layout, stats, max_resolved, words, result, goal, line_held,
+                              attribute)
         if total < best_total:
             best_total, best_now = total, float(cows)
             copy_table(best_table, line)
@@ -211,7 +214,8 @@ def _scratch(deck_size, known_count, hidden_count, key_width):
 
 @jit
 def _play_turn(table, owner, card, deck_size, known_count, hidden_count, professional,
-               exact_child, rng, memo, layout, stats, max_resolved, scratch, goal, held):
+               exact_child, rng, memo, layout, stats, max_resolved, scratch, goal, held,
+               attribute):
     """One turn: player 1 plays ``card``, the opponents' cards are drawn from ``rng`` as
     the model says (known hands: one card each, uniformly; hidden hands: a uniform set
     from the pool). Returns (player 1's value, its cows now); see _turn_with_choice."""
@@ -233,12 +237,13 @@ def _play_turn(table, owner, card, deck_size, known_count, hidden_count, profess
     sort_turn(cards, tags, width)
     return _turn_with_choice(table, owner, cards, tags, width, deck_size,
                              known_count, hidden_count, professional, exact_child, memo, layout,
-                             stats, max_resolved, words, result, goal, held)
+                             stats, max_resolved, words, result, goal, held, attribute)
 
 
 @jit
 def _playout(table, owner, card, deck_size, known_count, hidden_count, professional,
-             exact_depth, rng, bot_rng, memo, layout, stats, max_resolved, scratch, goal, held):
+             exact_depth, rng, bot_rng, memo, layout, stats, max_resolved, scratch, goal, held,
+             attribute):
     """Play the rest of the round from a turn boundary, player 1 playing ``card`` now and
     its later cards by the ``closest`` bot, until the exact continuation takes over
     (player 1 holds at most exact_depth cards after a turn). Changes table, owner and the
@@ -255,7 +260,7 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
         exact_child = k - 1 <= exact_depth
         value, now = _play_turn(table, owner, card, deck_size, known_count, hidden_count,
                                 professional, exact_child and k > 1, rng, memo, layout, stats,
-                                max_resolved, scratch, goal, held)
+                                max_resolved, scratch, goal, held, attribute)
         if turn == 0:
             first_now = now
         total += value
@@ -269,7 +274,7 @@ def _playout(table, owner, card, deck_size, known_count, hidden_count, professio
 @jit
 def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, professional,
                    exact_depth, rollouts, policy_rng, memo, layout, stats, max_resolved, scratch,
-                   goal, held):
+                   goal, held, attribute):
     """Index into ``hand`` of the card with the fewest cows to the end of the round over
     ``rollouts`` playouts each (the same opponent draws for every card: see _playout);
     ties: the closest bot's order (cows if played alone, gap to the row end, lowest)."""
@@ -289,7 +294,7 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
             base_rng[0] = rng_seed(stream, 1)
             q[h] += _playout(line, kept, hand[h], deck_size, known_count, hidden_count,
                              professional, exact_depth, rng, base_rng, memo, layout, stats,
-                             max_resolved, scratch, goal, line_held)[0]
+                             max_resolved, scratch, goal, line_held, attribute)[0]
     best, best_cost, best_gap = 0, 1 << 30, 1 << 30
     for h in range(k):
         _, gap, cost = landing(table, hand[h], professional)
@@ -303,7 +308,7 @@ def _rollout_index(hand, k, table, owner, deck_size, known_count, hidden_count, 
 @jit
 def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional, card,
                 card_index, first_sample, sample_count, exact_depth, rollouts, seed, memo,
-                layout, stats, max_resolved, values, cows_now, goal0):
+                layout, stats, max_resolved, values, cows_now, goal0, attribute):
     """Samples first_sample.. of ``card``: values[i] = player 1's cost to the end of the
     round under the objective ``goal0`` (positions.objective.goal_array; cows: its
     cows), cows_now[i] = its cows this turn. Later cards: rollouts (rollouts > 0) or the
@@ -331,7 +336,7 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
             values[i], cows_now[i] = _playout(table, owner, card, deck_size, known_count,
                                               hidden_count, professional, exact_depth, rng,
                                               policy_rng, memo, layout, stats, max_resolved,
-                                              scratch, goal, held)
+                                              scratch, goal, held, attribute)
             continue
         total, turn = 0.0, 0
         while True:
@@ -340,13 +345,14 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
                 card_now = hand[_rollout_index(hand, k, table, owner, deck_size, known_count,
                                                hidden_count, professional, exact_depth,
                                                rollouts, policy_rng, memo, layout, stats,
-                                               max_resolved, inner, goal, held)]
+                                               max_resolved, inner, goal, held, attribute)]
             else:
                 card_now = card if turn == 0 else hand[0]
             exact_child = k - 1 <= exact_depth
             value, now = _play_turn(table, owner, card_now, deck_size, known_count,
                                     hidden_count, professional, exact_child and k > 1, rng,
-                                    memo, layout, stats, max_resolved, scratch, goal, held)
+                                    memo, layout, stats, max_resolved, scratch, goal, held,
+                                    attribute)
             if turn == 0:
                 cows_now[i] = now
             total += value
@@ -362,13 +368,15 @@ def _montecarlo(table0, owner0, deck_size, known_count, hidden_count, profession
 @jit
 def _montecarlo_batch(table0, owner0, deck_size, known_count, hidden_count, professional,
                       cards, first_sample, sample_count, exact_depth, rollouts, seed, memo, layout,
-                      stats, values, cows_now, goal):
+                      stats, values, cows_now, goal, attribute):
     """Samples first_sample.. of every card (values[i, s], cows_now[i, s]); ``memo``
-    holds the exact continuation's values across batches."""
+    holds the exact continuation's values across batches; ``attribute``:
+    exactsearch.attribution(goal), which of the exact search's kernels continues."""
     for i in range(cards.shape[0]):
         _montecarlo(table0, owner0, deck_size, known_count, hidden_count, professional,
                     cards[i], i, first_sample, sample_count, exact_depth, rollouts, seed,
-                    memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i], goal)
+                    memo, layout, stats, np.int64(1 << 62), values[i], cows_now[i], goal,
+                    attribute)
 
 
 FIRST_TIMED_BATCH = 2  # with a time limit the first batch is this small, then grows
@@ -593,9 +601,10 @@ def run_montecarlo(position: Position, samples: int = DEFAULT_SAMPLES, seed: int
     deal = (table, owner, position.deck_size, known, hidden, position.professional,
             np.asarray(hand, np.int64))
     batches: list[tuple[np.ndarray, np.ndarray]] = []  # ([card, sample] values, cows now)
-    if not _montecarlo_batch.signatures:  # compile or load first: times are the sampling's
-        _montecarlo_batch(*deal, 0, 0, depth, rollouts, seed, new_run_memo(layout), layout,
-                          stats.copy(), np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal)
+    warm = (*deal, 0, 0, depth, rollouts, seed, new_run_memo(layout), layout, stats.copy(),
+            np.zeros((len(hand), 0)), np.zeros((len(hand), 0)), goal, attribution(goal))
+    if not compiled_for(_montecarlo_batch, *warm):
+        _montecarlo_batch(*warm)  # compile or load first: times are the sampling's
     memo = new_run_memo(layout)
     start = work_clock()
     deadline = None if time_limit is None else clock + time_limit
@@ -665,7 +674,7 @@ def _sample_batches(deal: tuple, run: tuple, goal: np.ndarray, samples: int, bat
         t0 = work_clock()
         values = np.zeros((hand_size, size))
         now = np.zeros((hand_size, size))
-        args = (*deal, done, size, *run, values, now, goal)
+        args = (*deal, done, size, *run, values, now, goal, attribution(goal))
         _montecarlo_batch(*args)
         if stats[ABORTED]:  # stopped at the deadline inside the batch: dropped
             return done, False

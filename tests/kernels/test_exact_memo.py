@@ -130,7 +130,7 @@ def test_table_doubles_inside_the_kernel():
     for card in position.hand:
         exactsearch.search_state(row_table(position.rows), owner, position.deck_size, known,
                                  hidden, position.professional, exactsearch.MODEL_RANDOM, card,
-                                 memo, layout, stats, 10**9, result, goal_array(position))
+                                 memo, layout, stats, 10**9, result, goal_array(position), None)
         assert result[0] == pytest.approx(expected[card], abs=TOL)
     slots = memo[0].shape[0]
     assert slots > 16 and stats[exactsearch.SLOTS] == slots

@@ -197,7 +197,7 @@ def turn_kernel(rows, cards, p1_card, professional=False, deck_size=104):
         table, owner, np.array(cards, np.int64), tags, len(cards), deck_size, 0,
         len(cards) - 1, professional, False, montecarlo.new_run_memo(layout), layout,
         np.zeros(exactsearch.STAT_SLOTS, np.int64), 1 << 62, np.zeros(key_width(layout), np.int64),
-        np.zeros(3), COWS_GOAL, np.zeros(MAX_PLAYERS, np.int64))
+        np.zeros(3), COWS_GOAL, np.zeros(MAX_PLAYERS, np.int64), None)
     return table, now
 
 
