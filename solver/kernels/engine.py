@@ -34,7 +34,8 @@ from . import kernel_cache
 
 __all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_TAKE",
            "END_TIE", "FIRST", "GameLog", "LAST", "LENGTH", "NO_CHOICE", "TurnOutcome",
-           "arrays_to_rows", "bot_card", "bot_codes", "compiled_for", "copy_row", "copy_table", "draft_pick",
+           "arrays_to_rows", "bot_card", "bot_codes", "compiled_for", "copy_row", "copy_table",
+           "draft_pick",
            "find_end", "game_ends", "jit", "jit_inline", "landing", "pick_card", "place_at_end",
            "play_games", "play_round", "resolve_turn", "rng_below", "rng_seed", "row_table",
            "rows_to_arrays", "start_row"]

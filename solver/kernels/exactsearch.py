@@ -44,9 +44,10 @@ from .statekey import (
 from .table import MAX_LOAD, Table, probe, rehash, store
 from .turns import RULE_OPTION, card_options, play_found_option, play_option
 
-__all__ = ["ABORTED", "attribution", "CARDS_DONE", "ENTRIES", "FIRST_SLOTS", "HITS", "INTERRUPTED", "MAX_SLOTS",
+__all__ = ["ABORTED", "CARDS_DONE", "ENTRIES", "FIRST_SLOTS", "HITS", "INTERRUPTED", "MAX_SLOTS",
            "MODELS", "MODEL_RANDOM", "MODEL_WORST", "PRUNED", "RESOLVED", "SLOTS", "STATES",
            "STAT_SLOTS", "STOP", "STOPPED_FLAG", "STOPPED_MEMORY", "STOPPED_NODES", "TIME_LIMIT",
+           "attribution",
            "cards_of", "memo_find", "memo_layout", "memo_max_slots", "memo_slot_bytes",
            "memo_store", "new_memo", "pack_memo_key", "search_state", "seat_of", "solve_cards",
            "sort_hidden_seats"]
