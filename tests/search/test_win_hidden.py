@@ -13,13 +13,17 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from helpers import in_game, split_gone, with_taken
 
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import Rules, card_cows
+from nimmt.solver.kernels import exactsearch
+from nimmt.solver.kernels.engine import row_table
 from nimmt.solver.kernels.objective import G_HIDDEN_SEATS
 from nimmt.solver.positions.objective import goal_array
+from nimmt.solver.positions.owners import owner_array
 from nimmt.solver.positions.position import Position, format_position, parse_position
 from nimmt.solver.search import exact, montecarlo
 from nimmt.solver.search.game import deal_position
@@ -257,3 +261,29 @@ def test_game_win_with_hidden_hands_keeps_each_hidden_players_score(players, k, 
         got = {c.card: c.value for c in exact.solve_exact(p, model, objective="win").cards}
         totals = Totals(p, tuple(t + s for t, s in zip(taken, scores)))
         assert got == pytest.approx(brute_win(totals, model), abs=TOL), (scores, threshold)
+
+
+@pytest.mark.parametrize("players,k,seed,objective", [(3, 4, 1, "cows"), (4, 3, 2, "cows"),
+                                                       (2, 5, 3, "win"), (2, 6, 4, "win")])
+def test_the_kernel_without_attribution_frames_gives_the_same_values(players, k, seed,
+                                                                     objective):
+    """Where hidden seats are not told apart, the kernel compiled with its ATTRIBUTE frames
+    (attribute=True) and the one numba pruned them from (attribute=None) agree exactly."""
+    scores = [20 + 7 * s % 30 for s in range(players)]
+    position = in_game(deal_position(Rules("tactical", players), k, seed=seed), scores)
+    goal = goal_array(position, objective)
+    assert goal[G_HIDDEN_SEATS] == 0.0
+    owner, known, hidden = owner_array(position)
+    layout = exactsearch.memo_layout(owner, position.professional,
+                                     position.players if objective == "win" else 0)
+    cards = np.asarray(position.hand, np.int64)
+    values = []
+    for attribute in (None, True):
+        results = np.zeros((len(cards), 3))
+        stats = np.zeros(exactsearch.STAT_SLOTS, np.int64)
+        exactsearch.solve_cards(row_table(position.rows), owner, position.deck_size, known,
+                                hidden, position.professional, exactsearch.MODEL_RANDOM,
+                                cards, layout, goal, attribute, stats, 10**9, results)
+        assert stats[exactsearch.ABORTED] == 0
+        values.append(results)
+    assert np.array_equal(values[0], values[1])
