@@ -210,7 +210,8 @@ def _restricted_game(lower, rows, columns, k, work):
                     game[m, n] = lower[a, b]
                     n += 1
             m += 1
-    value, _ = matrix_game(game, m, n, x, y, tableau)
+    # int64, never a literal 0 (a copy of matrix_game compiled for each literal)
+    value, _ = matrix_game(game, np.int64(m), np.int64(n), x, y, tableau)
     m = 0
     for a in range(k):
         xs[a] = 0.0
