@@ -32,13 +32,13 @@ from ..base.deck import COWS, HAND_SIZE, ROW_COUNT, ROW_LIMIT
 from ..base.errors import NimmtError
 from . import kernel_cache
 
-__all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_TAKE",
-           "END_TIE", "FIRST", "GameLog", "LAST", "LENGTH", "NO_CHOICE", "TurnOutcome",
+__all__ = ["BOT_CLOSEST", "BOT_CODES", "BOT_RANDOM", "COWS_COLUMN", "CardStep", "END_LEFT",
+           "END_TAKE", "END_TIE", "FIRST", "GameLog", "LAST", "LENGTH", "NO_CHOICE", "TurnOutcome",
            "arrays_to_rows", "bot_card", "bot_codes", "compiled_for", "copy_row", "copy_table",
-           "draft_pick",
-           "find_end", "game_ends", "jit", "jit_inline", "landing", "pick_card", "place_at_end",
-           "play_games", "play_round", "resolve_turn", "rng_below", "rng_seed", "row_table",
-           "rows_to_arrays", "start_row"]
+           "deal_round", "draft_pick", "end_cost", "find_end", "game_ends", "jit", "jit_inline",
+           "landing", "pick_card", "place_at_end", "play_games", "play_round", "resolve_turn",
+           "rng_below", "rng_seed", "row_risk", "row_table", "rows_to_arrays", "rule_take_row",
+           "start_row"]
 
 CACHE = kernel_cache.configure()  # a writable cache folder (or none) before numba needs one
 from numba import njit  # noqa: E402
@@ -161,7 +161,7 @@ def rule_take_row(table):
 
 
 @jit_inline
-def _end_cost(table, r):
+def end_cost(table, r):
     """Cows taken by adding a card at an end of row r (a sixth card takes it)."""
     return table[r, COWS_COLUMN] if table[r, LENGTH] == ROW_LIMIT else 0
 
@@ -170,7 +170,7 @@ def _end_cost(table, r):
 def rule_tie_side(table, right_row, left_row):
     """The rule-following end of a professional tie: fewer cows now, ties to the row
     whose last card is lowest."""
-    right_cost, left_cost = _end_cost(table, right_row), _end_cost(table, left_row)
+    right_cost, left_cost = end_cost(table, right_row), end_cost(table, left_row)
     if right_cost != left_cost:
         return SIDE_RIGHT if right_cost < left_cost else SIDE_LEFT
     return SIDE_RIGHT if table[right_row, LAST] < table[left_row, LAST] else SIDE_LEFT
@@ -315,10 +315,10 @@ def landing(table, card, professional):
     if kind == END_TAKE:
         return kind, 0, table[rule_take_row(table), COWS_COLUMN]
     if kind == END_TIE:
-        return kind, card - table[a, LAST], min(_end_cost(table, a), _end_cost(table, b))
+        return kind, card - table[a, LAST], min(end_cost(table, a), end_cost(table, b))
     if kind == END_RIGHT:
-        return kind, card - table[a, LAST], _end_cost(table, a)
-    return kind, table[a, FIRST] - card, _end_cost(table, a)
+        return kind, card - table[a, LAST], end_cost(table, a)
+    return kind, table[a, FIRST] - card, end_cost(table, a)
 
 
 @jit
@@ -346,7 +346,7 @@ def _extreme_index(hand, count, highest):
 
 
 @jit_inline
-def _row_risk(table, r, gap, others, deck_size):
+def row_risk(table, r, gap, others, deck_size):
     """careful: the expected cows of a card joining the right end of row r ``gap`` past
     its last card. It is the row's sixth card when exactly 5 - length of the ``others``
     players' cards land in between first; each does so with probability (gap - 1) /
@@ -364,7 +364,7 @@ def _row_risk(table, r, gap, others, deck_size):
 
 @jit
 def _careful_index(hand, count, table, professional, players, deck_size):
-    """Index of the card with the fewest expected cows this turn (``_row_risk``; a card
+    """Index of the card with the fewest expected cows this turn (``row_risk``; a card
     below every row takes the rule-following row; a left end, professional, takes only a
     full row); ties: the smallest gap, then the lowest card."""
     best, best_risk, best_gap, best_card = 0, 1e300, 1 << 30, 1 << 30
@@ -374,12 +374,12 @@ def _careful_index(hand, count, table, professional, players, deck_size):
         if kind == END_TAKE:
             risk, gap = float(table[rule_take_row(table), COWS_COLUMN]), deck_size
         elif kind == END_LEFT:
-            risk, gap = float(_end_cost(table, a)), table[a, FIRST] - card
+            risk, gap = float(end_cost(table, a)), table[a, FIRST] - card
         else:
             gap = card - table[a, LAST]
-            risk = _row_risk(table, a, gap, players - 1, deck_size)
+            risk = row_risk(table, a, gap, players - 1, deck_size)
             if kind == END_TIE:
-                risk = min(risk, float(_end_cost(table, b)))
+                risk = min(risk, float(end_cost(table, b)))
         if (risk < best_risk or (risk == best_risk and gap < best_gap)
                 or (risk == best_risk and gap == best_gap and card < best_card)):
             best, best_risk, best_gap, best_card = i, risk, gap, card
@@ -426,7 +426,7 @@ def _draft_pick(bot, pool, pool_count, rng):
 # ---------------------------------------------------------------- rounds, games
 
 @jit_inline
-def _deal(n, deck_size, logic, start, bots, table, hands, deck, rng):
+def deal_round(n, deck_size, logic, start, bots, table, hands, deck, rng):
     """Deal a round into table and hands: shuffled, or the logic variant's open draft
     (round robin from player ``start``; the 4 cards left start the rows, ascending).
     ``deck`` is a work area of deck_size entries."""
@@ -510,7 +510,7 @@ def _play_games(first_game, game_count, n, deck_size, logic, professional, thres
         totals[j, :] = 0
         played = 0
         while True:
-            _deal(n, deck_size, logic, played % n, bots, table, hands, deck, rng)
+            deal_round(n, deck_size, logic, played % n, bots, table, hands, deck, rng)
             logged = j < log_plays.shape[0] and played < log_plays.shape[1]
             if logged:
                 log_rows[j, played] = table[:, FIRST]

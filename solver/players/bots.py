@@ -19,6 +19,9 @@ Bots (README's bot table):
 * ``random``, ``closest``, ``lowkeeper``, ``dumper``, ``careful``: the engine's rule-of-thumb
   kernels (``engine.bot_card``), rule-following row choices; ``careful`` plays the card
   of fewest expected cows this turn (``engine._careful_index``);
+* ``learned``: the learned policy (``kernels/learned.py``): a softmax over features of each
+  card, trained by self-play (``players/training.py``, the shipped weights); its most
+  likely card, or with ``play=sampled`` a card drawn from it. No search;
 * ``expecti``: the card ``analyse`` ranks best against the random model; exact search when
   the estimate fits ``nodes`` (stopping at ``nodes``), Monte Carlo with ``samples`` per card
   otherwise; its row choices minimise this turn's cows plus the best value of the position
@@ -31,8 +34,9 @@ Bots (README's bot table):
   ``expecti`` otherwise;
 * ``mcs``: flat Monte Carlo: for each card, ``playouts`` playouts of the rest of the round
   with every player (itself included) playing the cards of ``playout`` (uniformly random
-  by default; a rule bot, ``closest``, ``lowkeeper``, ``dumper`` or ``careful``; or
-  ``mix``, a rule bot drawn for each player and playout) and rule-following rows, the
+  by default; a rule bot, ``closest``, ``lowkeeper``, ``dumper`` or ``careful``;
+  ``mix``, a rule bot drawn for each player and playout; or ``learned``, the learned
+  policy, a card drawn from its probabilities) and rule-following rows, the
   hidden hands dealt from the pool; the card with the fewest mean cows (a numba kernel over
   the engine's rule steps). Row choices rule-following.
 * ``ismcts``: information-set Monte Carlo tree search for simultaneous moves: each of
@@ -58,6 +62,7 @@ chunks with the clock read between them.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -70,6 +75,7 @@ from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
 from ..kernels import engine, turns
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
+from ..kernels.learned import POLICY_GREEDY, POLICY_LEARNED, policy_card
 from ..kernels.objective import G_TAKEN, playout_cost
 from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
 from ..positions.owners import estimate_nodes
@@ -92,6 +98,7 @@ from .policy import (
     parse_bots,
     split_bot_list,
 )
+from .training import load_weights
 
 __all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "Decision", "Moment", "PARAMETERS",
            "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of", "deal_hidden",
@@ -105,6 +112,20 @@ class RuleBot(Bot):
         return planned(position, engine.bot_card(
             self.spec.name, position.hand, position.rows, position.professional,
             seed=self.next_seed(), players=position.players, deck_size=position.deck_size))
+
+
+class LearnedBot(Bot):
+    """The learned policy (``kernels.learned``, the shipped weights) as a player: its most
+    likely card (``play=greedy``, the default) or a card drawn from its probabilities
+    (``play=sampled``, from the bot's seed). No search: a decision takes microseconds."""
+
+    def choose(self, position: Position) -> Decision:
+        code = POLICY_GREEDY if self.params["play"] == "greedy" else POLICY_LEARNED
+        hands, _, _, table = playout_arrays(position)
+        rng = np.array([rng_seed(self.next_seed(), 0)], np.uint64)
+        index = policy_card(code, shipped_weights(), hands[0], position.cards_left, table,
+                            position.professional, rng, position.players, position.deck_size)
+        return planned(position, int(hands[0, index]))
 
 
 def _best(values: Mapping[int, float]) -> int:
@@ -322,9 +343,16 @@ def deal_hidden(hands, hidden, pool, n, k, rng):
                 pool[x] = pool[remaining]
 
 
-# The playouts' policies (``playout=``): the engine's rule bots by their codes, and MIX.
+# The playouts' policies (``playout=``): the engine's rule bots by their codes, MIX, and the
+# learned policy (``kernels.learned``: drawn from its probabilities, with the shipped weights).
 PLAYOUT_MIX = len(engine.BOT_CODES)
-PLAYOUT_CODES = {**engine.BOT_CODES, "mix": PLAYOUT_MIX}
+PLAYOUT_CODES = {**engine.BOT_CODES, "mix": PLAYOUT_MIX, "learned": POLICY_LEARNED}
+
+
+@functools.cache
+def shipped_weights() -> np.ndarray:
+    """The learned policy's weights the package ships (read once a process)."""
+    return load_weights()
 
 
 @jit_inline
@@ -378,7 +406,7 @@ class MonteCarloBot(Bot):
             size = sizer.size(min(chunk, playouts - done))
             mcs_playouts(table, hands, hidden, pool, n, k, position.deck_size,
                          position.professional, seed, done, size, sums, goal,
-                         PLAYOUT_CODES[self.params["playout"]])
+                         PLAYOUT_CODES[self.params["playout"]], shipped_weights())
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -393,13 +421,14 @@ class MonteCarloBot(Bot):
 
 @jit
 def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed, first,
-                 count, sums, goal, playout):
+                 count, sums, goal, playout, weights):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
     the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays the cards
     of the rule bot ``playout`` (a PLAYOUT_CODES code: random, a rule of thumb, or a rule
     bot drawn for each player, ``draw_policies``) with rule-following rows; sums[i] +=
     player 1's playout_cost after card i (``goal``: the objective,
-    positions.objective.playout_goal). Playout j draws from stream (seed, j) whatever the
+    positions.objective.playout_goal); ``weights``: the learned policy's, read when
+    ``playout`` is PLAYOUT_CODES["learned"]. Playout j draws from stream (seed, j) whatever the
     card (common random numbers)."""
     got = np.zeros(n, np.int64)
     table = np.empty_like(table0)
@@ -425,8 +454,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
                     if p == 0 and turn == 0:
                         x = i
                     else:
-                        x = engine.pick_card(policy[p], hands[p], left, table, professional,
-                                             rng, n, deck_size)
+                        x = policy_card(policy[p], weights, hands[p], left, table,
+                                        professional, rng, n, deck_size)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -520,7 +549,7 @@ class TreeSearchBot(Bot):
                               position.professional, seed, done, count, stats, links, actions,
                               used,
                               goal, explore, REWARD_SCALES[objective],
-                              PLAYOUT_CODES[self.params["playout"]])
+                              PLAYOUT_CODES[self.params["playout"]], shipped_weights())
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -536,7 +565,8 @@ class TreeSearchBot(Bot):
 
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
-                      first, count, stats, links, actions, used, goal, explore, scale, playout):
+                      first, count, stats, links, actions, used, goal, explore, scale, playout,
+                      weights):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -548,7 +578,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     (the root, node 0, cleared by the caller; each node added is cleared here).
     Each player's reward: -playout_cost / scale (``goal``: the objective,
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
-    playouts' policy below the tree (a PLAYOUT_CODES code, as in ``mcs_playouts``)."""
+    playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, as in
+    ``mcs_playouts``)."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -600,8 +631,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                                 best, best_score = i, score
                     x = best
                 else:
-                    x = engine.pick_card(policy[p], hands[p], left, table, professional, rng,
-                                         n, deck_size)
+                    x = policy_card(policy[p], weights, hands[p], left, table, professional,
+                                    rng, n, deck_size)
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]
             if in_tree:
@@ -647,7 +678,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
 
 
 BOT_CLASSES: dict[str, type[Bot]] = {
-    **{name: RuleBot for name in RULE_BOTS},
+    **{name: RuleBot for name in RULE_BOTS}, "learned": LearnedBot,
     "expecti": ExpectiBot, "paranoid": ParanoidBot, "nash": NashBot, "mcs": MonteCarloBot,
     "ismcts": TreeSearchBot,
 }

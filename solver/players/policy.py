@@ -24,23 +24,27 @@ from ..kernels.objective import OBJECTIVES
 from ..positions.position import Position
 
 __all__ = ["BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment", "PARAMETERS",
-           "PLAYOUTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "parse_bot", "parse_bots",
-           "split_bot_list"]
+           "PLAYOUTS", "POLICY_BOTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "parse_bot",
+           "parse_bots", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
+# The learned policy (kernels/learned.py) as a player of its own, no search.
+POLICY_BOTS = ("learned",)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
-BOT_NAMES = RULE_BOTS + SEARCH_BOTS
+BOT_NAMES = RULE_BOTS + POLICY_BOTS + SEARCH_BOTS
 
 OBJECTIVE = {"objective": (str, "cows")}
 # The playouts' policy of mcs and ismcts: every player (the bot too) plays a rule bot's card
-# in the playouts; ``mix``: each player a rule bot drawn at random for each playout.
-PLAYOUTS = (*RULE_BOTS, "mix")
+# in the playouts; ``mix``: each player a rule bot drawn at random for each playout;
+# ``learned``: the learned policy (kernels/learned.py), a card drawn from its probabilities.
+PLAYOUTS = (*RULE_BOTS, "mix", "learned")
 PLAYOUT = {"playout": (str, "random")}
-CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS}
+CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled")}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     **{name: {} for name in RULE_BOTS},
+    "learned": {"play": (str, "greedy")},
     "expecti": dict(_EXPECTI),
     "paranoid": dict(_EXPECTI),
     "nash": {"k": (int, 7), **_EXPECTI},
@@ -70,8 +74,9 @@ class BotSpec:
 
     @property
     def searches(self) -> bool:
-        """A search-backed bot (played by the Python game loop, not the engine's kernels)."""
-        return self.name in SEARCH_BOTS
+        """A bot played by the Python game loop, not by the engine's kernels: a search, or
+        the learned policy (its weights are an argument the engine's loops do not take)."""
+        return self.name not in RULE_BOTS
 
 
 def parse_bot(text: str) -> BotSpec:

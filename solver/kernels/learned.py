@@ -1,0 +1,225 @@
+"""The learned card policy: a softmax over features of each card in hand, trained by self-play.
+
+A card's features (``card_features``, FEATURES of them) say where it lands on the row table
+and what that costs: whether it takes a row and the cows of the rule-following take, the
+expected cows of landing (the ``careful`` rule of thumb's risk), the gap to the end it joins,
+that row's length and cows, whether it is the sixth card, the card's height and its rank in
+the hand, and some of these again times the share of the round still to play. The policy
+plays card i with probability proportional to exp(weights . features_i) (``policy_probs``).
+The weights are trained by REINFORCE in self-play (``self_play_gradient``; the loop, the
+checkpoints and the shipped weights file are in ``solver/players/training.py``).
+
+``policy_card`` is the one place the playouts of ``mcs`` and ``ismcts`` pick a card: a rule
+bot by its engine code, or POLICY_LEARNED (sampled from the softmax) and POLICY_GREEDY (its
+most likely card). The weights travel as an argument (a float64 array of FEATURES), never
+as a global, so a kernel cached by numba can never hold stale weights.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base.deck import HAND_SIZE, ROW_COUNT, ROW_LIMIT
+from . import engine
+from .engine import (
+    COWS_COLUMN,
+    END_LEFT,
+    END_TAKE,
+    END_TIE,
+    FIRST,
+    LAST,
+    LENGTH,
+    deal_round,
+    end_cost,
+    find_end,
+    jit,
+    jit_inline,
+    rng_below,
+    rng_seed,
+    row_risk,
+    rule_take_row,
+)
+from .turns import RULE_OPTION, play_option, sort_turn
+
+__all__ = ["FEATURES", "FEATURE_NAMES", "POLICY_GREEDY", "POLICY_LEARNED", "card_features",
+           "policy_card", "policy_probs", "policy_rounds", "self_play_gradient"]
+
+FEATURE_NAMES = ("takes a row", "cows of the take", "expected cows", "gap",
+                 "closeness (1 / gap)", "row length", "row cows", "sixth card",
+                 "card height", "rank in hand", "rank x round left", "take x round left",
+                 "gap x round left", "height x round left")
+FEATURES = len(FEATURE_NAMES)
+# Codes beside the engine's rule bots (engine.BOT_CODES are 0..4; bots.PLAYOUT_MIX is 5).
+POLICY_LEARNED, POLICY_GREEDY = 6, 7
+
+
+@jit_inline
+def card_features(table, hand, count, i, players, deck_size, professional, f):
+    """Fill f[:FEATURES] with the features of hand[i] (module docstring) on ``table``
+    with ``count`` cards in hand at a table of ``players``, cards 1..deck_size."""
+    card = hand[i]
+    left = count / HAND_SIZE
+    for j in range(FEATURES):
+        f[j] = 0.0
+    rank = 0
+    for j in range(count):
+        if hand[j] < card:
+            rank += 1
+    kind, a, b = find_end(table, card, professional)
+    if kind == END_TAKE:
+        cost = table[rule_take_row(table), COWS_COLUMN] / 10.0
+        f[0], f[1], f[2], f[11] = 1.0, cost, cost, left
+    else:
+        if kind == END_LEFT:
+            gap = table[a, FIRST] - card
+            risk = float(end_cost(table, a))
+        else:
+            gap = card - table[a, LAST]
+            risk = row_risk(table, a, gap, players - 1, deck_size)
+            if kind == END_TIE:
+                risk = min(risk, float(end_cost(table, b)))
+            f[4] = 1.0 / gap
+        f[2] = risk / 10.0
+        f[3] = gap / deck_size
+        f[5] = table[a, LENGTH] / ROW_LIMIT
+        f[6] = table[a, COWS_COLUMN] / 10.0
+        f[7] = 1.0 if table[a, LENGTH] == ROW_LIMIT else 0.0
+        f[12] = left * gap / deck_size
+    f[8] = card / deck_size
+    f[9] = rank / max(1, count - 1)
+    f[10] = f[9] * left
+    f[13] = f[8] * left
+
+
+@jit_inline
+def policy_probs(weights, table, hand, count, players, deck_size, professional, feats,
+                 probs):
+    """probs[:count] = the policy's probabilities of hand[:count]; feats[i] = the
+    features of hand[i]."""
+    top = -1e300
+    for i in range(count):
+        card_features(table, hand, count, i, players, deck_size, professional, feats[i])
+        s = 0.0
+        for j in range(FEATURES):
+            s += weights[j] * feats[i, j]
+        probs[i] = s
+        top = max(top, s)
+    total = 0.0
+    for i in range(count):
+        probs[i] = np.exp(probs[i] - top)
+        total += probs[i]
+    for i in range(count):
+        probs[i] /= total
+
+
+@jit_inline
+def _draw(probs, count, rng):
+    """An index drawn with probabilities probs[:count]."""
+    u = (rng_below(rng, 1 << 30) + 0.5) / (1 << 30)
+    acc = 0.0
+    for i in range(count - 1):
+        acc += probs[i]
+        if u < acc:
+            return i
+    return count - 1
+
+
+@jit
+def policy_card(code, weights, hand, count, table, professional, rng, players, deck_size):
+    """Index into hand[:count] of the card a playout's player plays: the rule bot of engine
+    code ``code`` (engine.pick_card), or the learned policy (POLICY_LEARNED: drawn from
+    its probabilities; POLICY_GREEDY: the most likely card, ties to the first)."""
+    if code < POLICY_LEARNED or count == 1:
+        return engine.pick_card(code, hand, count, table, professional, rng, players, deck_size)
+    feats = np.empty((HAND_SIZE, FEATURES))
+    probs = np.empty(HAND_SIZE)
+    policy_probs(weights, table, hand, count, players, deck_size, professional, feats, probs)
+    if code == POLICY_LEARNED:
+        return _draw(probs, count, rng)
+    best = 0
+    for i in range(1, count):
+        if probs[i] > probs[best]:
+            best = i
+    return best
+
+
+@jit
+def self_play_gradient(weights, rounds, n, deck_size, professional, seed, grad):
+    """Play ``rounds`` rounds (stream (seed, g) for round g) with every seat on the learned
+    policy (sampled) and add to grad[:FEATURES] the REINFORCE gradient of the mean reward,
+    per round and seat: sum over turns t of (features of the card played - their
+    expectation) x advantage, the advantage being minus the cows the seat takes from
+    turn t on, less the seats' mean of the same, in tens of cows. Returns the cows a seat
+    takes in a round, on average."""
+    rng = np.zeros(1, np.uint64)
+    table = np.zeros((ROW_COUNT, 4), np.int64)
+    hands = np.zeros((n, HAND_SIZE), np.int64)
+    deck = np.zeros(deck_size, np.int64)
+    bots = np.zeros(n, np.int64)
+    feats = np.zeros((HAND_SIZE, FEATURES))
+    probs = np.zeros(HAND_SIZE)
+    moved = np.zeros((n, HAND_SIZE, FEATURES))  # played card's features less the mean
+    took = np.zeros((n, HAND_SIZE))
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    total = 0.0
+    for g in range(rounds):
+        rng[0] = rng_seed(seed, g)
+        deal_round(n, deck_size, False, 0, bots, table, hands, deck, rng)
+        took[:, :] = 0.0
+        for t in range(HAND_SIZE):
+            count = HAND_SIZE - t
+            for p in range(n):
+                policy_probs(weights, table, hands[p], count, n, deck_size, professional,
+                             feats, probs)
+                x = _draw(probs, count, rng)
+                for j in range(FEATURES):
+                    mean = 0.0
+                    for i in range(count):
+                        mean += probs[i] * feats[i, j]
+                    moved[p, t, j] = feats[x, j] - mean
+                cards[p] = hands[p, x]
+                owners[p] = p
+                hands[p, x] = hands[p, count - 1]
+            sort_turn(cards, owners, n)
+            for a in range(n):
+                took[owners[a], t] += play_option(table, cards[a], professional, RULE_OPTION)
+        for p in range(n):
+            for t in range(HAND_SIZE - 2, -1, -1):  # cows from turn t on
+                took[p, t] += took[p, t + 1]
+            total += took[p, 0]
+        for t in range(HAND_SIZE):
+            base = 0.0
+            for p in range(n):
+                base += took[p, t]
+            base /= n
+            for p in range(n):
+                advantage = (base - took[p, t]) / 10.0
+                for j in range(FEATURES):
+                    grad[j] += advantage * moved[p, t, j]
+    return total / (rounds * n)
+
+
+@jit
+def policy_rounds(codes, weights, rounds, n, deck_size, professional, seed, cows):
+    """Play ``rounds`` rounds (stream (seed, g) for round g), seat p by ``policy_card``'s
+    code codes[p]; cows[p] += what seat p takes. Rule-following row choices."""
+    rng = np.zeros(1, np.uint64)
+    table = np.zeros((ROW_COUNT, 4), np.int64)
+    hands = np.zeros((n, HAND_SIZE), np.int64)
+    deck = np.zeros(deck_size, np.int64)
+    cards = np.zeros(n, np.int64)
+    owners = np.zeros(n, np.int64)
+    for g in range(rounds):
+        rng[0] = rng_seed(seed, g)
+        deal_round(n, deck_size, False, 0, codes, table, hands, deck, rng)
+        for t in range(HAND_SIZE):
+            count = HAND_SIZE - t
+            for p in range(n):
+                x = policy_card(codes[p], weights, hands[p], count, table, professional, rng,
+                                n, deck_size)
+                cards[p] = hands[p, x]
+                owners[p] = p
+                hands[p, x] = hands[p, count - 1]
+            sort_turn(cards, owners, n)
+            for a in range(n):
+                cows[owners[a]] += play_option(table, cards[a], professional, RULE_OPTION)

@@ -1,0 +1,188 @@
+"""The learned card policy (solver/kernels/learned.py) held against a pure-Python policy built
+on the reference engine: the features of every card, the probabilities, the greedy choice and
+whole rounds played by it; and the sampled choice against its probabilities."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nimmt.solver.base import reference
+from nimmt.solver.kernels import engine
+from nimmt.solver.kernels.learned import (
+    FEATURES,
+    POLICY_GREEDY,
+    POLICY_LEARNED,
+    card_features,
+    policy_card,
+    policy_probs,
+    policy_rounds,
+)
+from nimmt.solver.players.training import load_weights
+
+import naive
+
+
+def python_features(card: int, hand: list[int], rows: list[list[int]], players: int,
+                    deck: int, professional: bool) -> list[float]:
+    """The module docstring's features, on the reference engine's options."""
+    f = [0.0] * FEATURES
+    left = len(hand) / 10
+    opts = reference.options(rows, card, professional)
+    if opts[0].kind == "take":
+        chosen = reference.rule_following(rows, opts)
+        cost = reference.row_cows(rows[chosen.row_index]) / 10
+        f[0], f[1], f[2], f[11] = 1.0, cost, cost, left
+    else:
+        # on a professional tie the right end describes the card (risk: the lesser)
+        option = next((o for o in opts if o.side == "right"), opts[0])
+        row = rows[option.row_index]
+        gap = card - row[-1] if option.side == "right" else row[0] - card
+        f[2] = naive.careful_risks([card], rows, professional, players, deck)[card][0] / 10
+        if option.side == "right":
+            f[4] = 1.0 / gap
+        f[3] = gap / deck
+        f[5] = len(row) / 5
+        f[6] = reference.row_cows(row) / 10
+        f[7] = 1.0 if len(row) == 5 else 0.0
+        f[12] = left * gap / deck
+    rank = sum(1 for c in hand if c < card)
+    f[8] = card / deck
+    f[9] = rank / max(1, len(hand) - 1)
+    f[10] = f[9] * left
+    f[13] = f[8] * left
+    return f
+
+
+def python_probs(weights, hand, rows, players, deck, professional) -> list[float]:
+    scores = [sum(w * x for w, x in zip(weights, python_features(
+        c, hand, rows, players, deck, professional))) for c in hand]
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def random_table(rng: random.Random, players: int, deck: int, k: int, professional: bool):
+    """Rows of 1-5 cards and a hand of k, all distinct, cards 1..deck."""
+    lengths = [rng.randint(1, 5) for _ in range(4)]
+    while sum(lengths) + k > deck:
+        lengths[lengths.index(max(lengths))] -= 1
+    cards = rng.sample(range(1, deck + 1), sum(lengths) + k)
+    rows, at = [], 0
+    for length in lengths:
+        rows.append(sorted(cards[at:at + length]))
+        at += length
+    rows.sort(key=lambda row: row[-1])
+    hand = sorted(cards[at:])
+    return rows, hand
+
+
+def kernel_probs(weights, hand, rows, players, deck, professional):
+    feats, probs = np.zeros((10, FEATURES)), np.zeros(10)
+    policy_probs(weights, engine.row_table(rows), np.asarray(hand, np.int64), len(hand),
+                 players, deck, professional, feats, probs)
+    return feats, probs[:len(hand)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10**9), st.integers(2, 10), st.integers(1, 10), st.booleans())
+def test_features_and_probabilities_match_the_reference(seed, players, k, professional):
+    rng = random.Random(seed)
+    deck = rng.choice([10 * players + 4, 104])
+    rows, hand = random_table(rng, players, deck, k, professional)
+    weights = np.asarray([rng.uniform(-5, 5) for _ in range(FEATURES)])
+    feats, probs = kernel_probs(weights, hand, rows, players, deck, professional)
+    for i, card in enumerate(hand):
+        assert feats[i] == pytest.approx(python_features(card, hand, rows, players, deck,
+                                                         professional), abs=1e-12), card
+    assert probs == pytest.approx(python_probs(weights, hand, rows, players, deck,
+                                               professional), abs=1e-9)
+
+
+def test_one_feature_alone_by_name():
+    """card_features in isolation: a card that takes a row says so, with the row's cows."""
+    rows = [[10], [20, 21], [30], [40, 41, 42, 43, 44]]
+    table = engine.row_table(rows)
+    f = np.zeros(FEATURES)
+    card_features(table, np.asarray([5, 45], np.int64), 2, 0, 4, 104, False, f)
+    assert f[0] == 1.0 and f[1] == pytest.approx(0.3)  # row 1 (10: 3 cows) is the cheapest
+    card_features(table, np.asarray([5, 45], np.int64), 2, 1, 4, 104, False, f)
+    assert f[0] == 0.0 and f[7] == 1.0 and f[2] == pytest.approx(
+        reference.row_cows(rows[3]) / 10)
+
+
+def test_the_greedy_card_is_the_most_likely_and_sampling_follows_the_probabilities():
+    weights = load_weights()
+    rows, hand = [[3], [27, 28], [51, 52, 53, 55, 60], [80]], [1, 29, 33, 61, 79, 90, 104]
+    _, probs = kernel_probs(weights, hand, rows, 4, 104, False)
+    table, cards = engine.row_table(rows), np.asarray(hand, np.int64)
+    rng = np.asarray([engine.rng_seed(7, 0)], np.uint64)
+    greedy = policy_card(POLICY_GREEDY, weights, cards, len(hand), table, False, rng, 4, 104)
+    assert greedy == int(np.argmax(probs))
+    draws = 20_000
+    counts = np.zeros(len(hand))
+    for _ in range(draws):
+        counts[policy_card(POLICY_LEARNED, weights, cards, len(hand), table, False, rng, 4,
+                           104)] += 1
+    # every card's share within 5 standard errors of its probability
+    se = np.sqrt(probs * (1 - probs) / draws)
+    assert np.all(np.abs(counts / draws - probs) <= 5 * se + 1e-9)
+
+
+def test_a_rule_code_is_the_rule_bot():
+    rows, hand = [[3], [27, 28], [51, 52], [80]], [1, 29, 33, 61]
+    cards = np.asarray(hand, np.int64)
+    for name, code in engine.BOT_CODES.items():
+        if name == "random":
+            continue
+        rng = np.asarray([engine.rng_seed(1, 0)], np.uint64)
+        got = policy_card(code, load_weights(), cards, 4, engine.row_table(rows), False, rng,
+                          4, 104)
+        assert hand[got] == engine.bot_card(name, hand, rows, players=4, deck_size=104)
+
+
+@pytest.mark.parametrize("players,deck,professional", [(2, 24, False), (4, 104, False),
+                                                       (5, 54, True), (10, 104, False)])
+def test_greedy_rounds_are_the_reference_rounds(players, deck, professional):
+    """Rounds with every seat on the greedy policy: the cows of each seat are those of the
+    reference engine's round with the Python policy choosing."""
+    weights = load_weights()
+    for seed in range(4):
+        cows = np.zeros(players, np.int64)
+        codes = np.full(players, POLICY_GREEDY, np.int64)
+        policy_rounds(codes, weights, 1, players, deck, professional, seed, cows)
+        # the same deal, from the engine's dealer with the same stream
+        table, hands = np.zeros((4, 4), np.int64), np.zeros((players, 10), np.int64)
+        rng = np.asarray([engine.rng_seed(seed, 0)], np.uint64)
+        engine.deal_round(players, deck, False, 0, codes, table, hands,
+                          np.zeros(deck, np.int64), rng)
+        rows = [[int(table[r, engine.FIRST])] for r in range(4)]
+
+        def pick(player, hand, rows_now):
+            probs = python_probs(weights, hand, rows_now, players, deck, professional)
+            best = max(range(len(hand)), key=lambda i: (probs[i], -i))
+            return hand[best]
+
+        expected = naive_round(rows, [list(h) for h in hands], professional, pick)
+        assert list(cows) == expected, seed
+
+
+def naive_round(rows, hands, professional, pick) -> list[int]:
+    """A round on the reference engine, each player's card from ``pick`` over the hand in
+    the kernel's order (the played card's place taken by the hand's last card)."""
+    cows = [0] * len(hands)
+    for _ in range(10):
+        turn = []
+        for p, hand in enumerate(hands):
+            card = pick(p, hand, rows)
+            i = hand.index(card)
+            hand[i] = hand[-1]
+            hand.pop()
+            turn.append(card)
+        rows, took = reference.resolve_turn(rows, turn, professional)
+        cows = [a + b for a, b in zip(cows, took)]
+    return cows
