@@ -22,6 +22,8 @@ function (or class) per oracle:
 * ``replay_cows``: logged games replayed; ``logic_draft``: the logic variant's draft of
   deterministic bots;
 * ``careful_risks``: the ``careful`` bot's expected cows of every card, from its rule.
+* ``learned_features``, ``learned_probs``, ``learned_card``: the learned policy's features,
+  probabilities and greedy card (solver/kernels/learned.py), from its docstring.
 
 Tests import it as ``naive`` (pytest puts tests/ on sys.path); benchmarks add the tests
 folder to sys.path first.
@@ -668,3 +670,51 @@ def careful_risks(hand, rows, professional: bool, players: int, deck: int
             options.append((p * (reference.row_cows(row) + 1.6 * need), distance))
         risks[card] = min(options)
     return risks
+
+
+def learned_features(card: int, hand: list[int], rows: list[list[int]], players: int,
+                    deck: int, professional: bool) -> list[float]:
+    """The learned policy's features of ``card`` (solver/kernels/learned.py's docstring), on
+    the reference engine's options; FEATURES = 14 of them."""
+    f = [0.0] * 14
+    left = len(hand) / 10
+    opts = reference.options(rows, card, professional)
+    if opts[0].kind == "take":
+        chosen = reference.rule_following(rows, opts)
+        cost = reference.row_cows(rows[chosen.row_index]) / 10
+        f[0], f[1], f[2], f[11] = 1.0, cost, cost, left
+    else:
+        # on a professional tie the right end describes the card (risk: the lesser)
+        option = next((o for o in opts if o.side == "right"), opts[0])
+        row = rows[option.row_index]
+        gap = card - row[-1] if option.side == "right" else row[0] - card
+        f[2] = careful_risks([card], rows, professional, players, deck)[card][0] / 10
+        if option.side == "right":
+            f[4] = 1.0 / gap
+        f[3] = gap / deck
+        f[5] = len(row) / 5
+        f[6] = reference.row_cows(row) / 10
+        f[7] = 1.0 if len(row) == 5 else 0.0
+        f[12] = left * gap / deck
+    rank = sum(1 for c in hand if c < card)
+    f[8] = card / deck
+    f[9] = rank / max(1, len(hand) - 1)
+    f[10] = f[9] * left
+    f[13] = f[8] * left
+    return f
+
+
+def learned_probs(weights, hand, rows, players, deck, professional) -> list[float]:
+    """The learned policy's probabilities of the cards of ``hand``: a softmax of
+    weights . features."""
+    scores = [sum(w * x for w, x in zip(weights, learned_features(
+        c, hand, rows, players, deck, professional))) for c in hand]
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def learned_card(weights, hand, rows, players, deck, professional) -> int:
+    """The learned policy's greedy card: the most likely (ties: the first in ``hand``)."""
+    probs = learned_probs(weights, hand, rows, players, deck, professional)
+    return hand[max(range(len(hand)), key=lambda i: (probs[i], -i))]

@@ -51,6 +51,7 @@ from ..base.notice import work_clock
 from ..base.rules import Rules
 from ..kernels import engine, turns
 from ..kernels.engine import jit, pick_card, rng_seed
+from ..kernels.learned import policy_card
 from ..positions.position import Position
 from ..search.analysis import (
     BOUND_UNIT,
@@ -61,14 +62,26 @@ from ..search.analysis import (
     auto_budget,
 )
 from ..search.auto import run_auto
-from .bots import BOT_NAMES, BotSpec, ChunkSizer, Decision, deal_hidden, parse_bot, playout_arrays
+from .bots import (
+    BOT_NAMES,
+    DETERMINISTIC,
+    SEARCH_BOTS,
+    BotSpec,
+    ChunkSizer,
+    Decision,
+    deal_hidden,
+    is_deterministic,
+    kernel_card,
+    kernel_code,
+    parse_bot,
+    playout_arrays,
+    shipped_weights,
+)
 from .seats import Table, bot_seed
 
-__all__ = ["DETERMINISTIC", "STEP_NODES", "analyse_any", "analyse_bots", "estimate_steps",
+__all__ = ["STEP_NODES", "analyse_any", "analyse_bots", "estimate_steps",
            "exact_bot_values", "is_model", "opponent_spec", "split_count", "splits"]
 
-# bots whose card is a function of their hand and the rows (no seed): exact enumeration
-DETERMINISTIC = ("closest", "lowkeeper", "dumper", "careful")
 # an enumeration step (a bot's card, a turn resolved) counted as this many search nodes
 # against max_nodes: a step (Python over the engine's turn) costs about 0.1-0.3 ms, a node
 # about 1 us
@@ -162,14 +175,14 @@ class _Stopped(Exception):
         self.reason, self.steps = reason, steps
 
 
-def exact_bot_values(position: Position, bot: str, max_steps: int | None = None,
+def exact_bot_values(position: Position, bot: BotSpec, max_steps: int | None = None,
                      deadline: float | None = None) -> tuple[dict[int, tuple[float, float, float]],
                                                              int]:
     """({card: (expected cows, cows this turn, P(take this turn))}, steps) for a
     deterministic rule-of-thumb ``bot`` (``DETERMINISTIC``), by enumerating every split
     with player 1 playing on optimally on what it sees (module docstring). Raises
     ``_Stopped`` past ``max_steps`` or the ``deadline`` (a ``notice.work_clock`` value)."""
-    if bot not in DETERMINISTIC:
+    if not is_deterministic(bot):
         raise NimmtError(f"exact enumeration needs a deterministic bot ({', '.join(DETERMINISTIC)})"
                          f"; {bot} is not: use {param('method', 'montecarlo')}")
     professional = position.professional
@@ -189,8 +202,8 @@ def exact_bot_values(position: Position, bot: str, max_steps: int | None = None,
         key = (hand, rows)
         if key not in picks:
             step()
-            picks[key] = engine.bot_card(bot, hand, rows, professional,
-                                         players=position.players, deck_size=position.deck_size)
+            picks[key] = kernel_card(bot, hand, rows, professional, position.players,
+                                     position.deck_size)
         return picks[key]
 
     def best(rows, hand, worlds) -> float:
@@ -266,11 +279,12 @@ def _sample_split(position: Position, rng: np.random.Generator) -> tuple[tuple[i
 
 @jit
 def bot_round_samples(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
-                      first, count, bot, later, values, nows):
+                      first, count, bot, later, values, nows, weights):
     """Samples first..first+count-1 of every card of player 1's hand (hands0[0, :k]):
     sample j deals the hidden hands (hidden[p] = 1) from pool0 by stream (seed, j), the
     same deal for every card (common random numbers); player 1 plays card i, then the
-    ``later`` bot's cards; every opponent the ``bot``'s (engine.pick_card codes); rows
+    ``later`` bot's cards; every opponent the ``bot``'s (``learned.policy_card`` codes,
+    ``weights`` the learned policy's); rows
     rule-following. values[i, j] = player 1's cows to the end of the round, nows[i, j]
     its cows this turn (the whole arrays are passed: a slice of them would be C- or
     A-ordered depending on the chunk, and numba would compile the kernel for each)."""
@@ -295,8 +309,8 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, deck_size, profession
                         x = i if turn == 0 else pick_card(later, hands[0], left, table,
                                                           professional, rng, n, deck_size)
                     else:
-                        x = pick_card(bot, hands[p], left, table, professional, rng, n,
-                                      deck_size)
+                        x = policy_card(bot, weights, hands[p], left, table, professional, rng,
+                                        n, deck_size)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -349,7 +363,7 @@ def sample_bot_values(position: Position, spec: BotSpec, samples: int, seed: int
     values = np.zeros((len(hand), min(samples, FIRST_CAPACITY)))
     now = np.zeros_like(values)
     done = 0
-    if not spec.searches:  # rule-of-thumb opponents: the kernel, in timed chunks
+    if kernel_code(spec) >= 0:  # rule-of-thumb or learned opponents: the kernel, in chunks
         return _kernel_samples(position, spec, samples, seed, deadline, progress, values, now)
     try:
         for s in range(samples):
@@ -391,7 +405,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
                     values: np.ndarray, now: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """``bot_round_samples`` in chunks, the clock read between them (``ChunkSizer``)."""
     hands, hidden, pool, table = playout_arrays(position)
-    codes = engine.bot_codes([spec.name, LATER_BOT])
+    code, later = kernel_code(spec), engine.BOT_CODES[LATER_BOT]
     k, n = position.cards_left, position.players
     sizer = ChunkSizer(deadline)
     done, chunk = 0, 64
@@ -400,8 +414,8 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
             size = sizer.size(min(chunk, samples - done))
             values, now = _room(values, now, done + size)
             bot_round_samples(table, hands, hidden, pool, n, k, position.deck_size,
-                              position.professional, seed, done, size, codes[0], codes[1],
-                              values, now)
+                              position.professional, seed, done, size, code, later,
+                              values, now, shipped_weights())
             done += size
             chunk *= 2
             if progress:
@@ -457,7 +471,7 @@ def _splits(count: int) -> str:
 
 
 def _model_json(spec: BotSpec, split_total: int) -> dict[str, Any]:
-    return {"kind": "bot", "bot": str(spec), "deterministic": spec.name in DETERMINISTIC,
+    return {"kind": "bot", "bot": str(spec), "deterministic": is_deterministic(spec),
             "splits": split_total}
 
 
@@ -482,7 +496,7 @@ class _Enumeration:
 
     @property
     def allowed(self) -> bool:
-        return self.spec.name in DETERMINISTIC
+        return is_deterministic(self.spec)
 
     def check_exact(self) -> None:
         """``method='exact'``'s refusals: a bot that is not deterministic, a budget too small."""
@@ -500,7 +514,7 @@ class _Enumeration:
     def run(self, deadline: float | None, how: str, start: float) -> Analysis:
         """The enumeration by ``deadline`` (a work_clock value; raises ``_Stopped``), as an
         Analysis whose reason begins with ``how``."""
-        values, steps = exact_bot_values(self.position, self.spec.name,
+        values, steps = exact_bot_values(self.position, self.spec,
                                          2 * self.max_nodes // STEP_NODES, deadline)
         items = [{"card": c, "value": v, "cows_now": now, "take_probability": took}
                  for c, (v, now, took) in values.items()]
@@ -565,7 +579,7 @@ def analyse_bots(position: Position, opponents: str | BotSpec, method: str = "au
     spec = opponents if isinstance(opponents, BotSpec) else opponent_spec(opponents)
     _check_bots_request(method, samples)
     start = work_clock()
-    default_budget = spec.searches and time_limit is None
+    default_budget = spec.name in SEARCH_BOTS and time_limit is None
     if default_budget:
         time_limit = SEARCH_SECONDS
     deadline = None if time_limit is None else start + time_limit

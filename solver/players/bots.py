@@ -100,10 +100,11 @@ from .policy import (
 )
 from .training import load_weights
 
-__all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "Decision", "Moment", "PARAMETERS",
-           "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of", "deal_hidden",
-           "make_policy", "moment_of", "parse_bot", "parse_bots", "playout_arrays",
-           "rank_row_options", "row_choices", "seconds_left", "split_bot_list"]
+__all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "DETERMINISTIC", "Decision", "Moment",
+           "PARAMETERS", "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of",
+           "deal_hidden", "is_deterministic", "kernel_card", "kernel_code", "make_policy",
+           "moment_of", "parse_bot", "parse_bots", "playout_arrays", "rank_row_options",
+           "row_choices", "seconds_left", "shipped_weights", "split_bot_list"]
 
 class RuleBot(Bot):
     """A rule-of-thumb bot: the engine's kernel (``engine.bot_card``)."""
@@ -114,18 +115,43 @@ class RuleBot(Bot):
             seed=self.next_seed(), players=position.players, deck_size=position.deck_size))
 
 
+# Bots whose card is a function of their hand, the rows and the table (no random number).
+DETERMINISTIC = ("closest", "lowkeeper", "dumper", "careful", "learned:play=greedy")
+
+
+def kernel_code(spec: BotSpec) -> int:
+    """The code ``learned.policy_card`` plays ``spec`` by inside a kernel: a rule bot's
+    engine code or the learned policy's (greedy or sampled); -1 for a search."""
+    if spec.name == "learned":
+        return POLICY_GREEDY if spec.params["play"] == "greedy" else POLICY_LEARNED
+    return engine.BOT_CODES.get(spec.name, -1)
+
+
+def is_deterministic(spec: BotSpec) -> bool:
+    """Whether ``spec``'s card is a function of its hand and the rows (DETERMINISTIC)."""
+    return spec.name in DETERMINISTIC or kernel_code(spec) == POLICY_GREEDY
+
+
+def kernel_card(spec: BotSpec, hand: Sequence[int], rows: Sequence[Sequence[int]],
+                professional: bool, players: int, deck_size: int, seed: int = 0) -> int:
+    """The card a bot that plays inside kernels (``kernel_code`` >= 0) plays from ``hand``
+    on these rows; random draws from stream (seed, 0)."""
+    cards = np.asarray(hand, np.int64)
+    rng = np.array([rng_seed(seed, 0)], np.uint64)
+    index = policy_card(kernel_code(spec), shipped_weights(), cards, len(cards),
+                        engine.row_table(rows), professional, rng, players, deck_size)
+    return int(cards[index])
+
+
 class LearnedBot(Bot):
     """The learned policy (``kernels.learned``, the shipped weights) as a player: its most
     likely card (``play=greedy``, the default) or a card drawn from its probabilities
     (``play=sampled``, from the bot's seed). No search: a decision takes microseconds."""
 
     def choose(self, position: Position) -> Decision:
-        code = POLICY_GREEDY if self.params["play"] == "greedy" else POLICY_LEARNED
-        hands, _, _, table = playout_arrays(position)
-        rng = np.array([rng_seed(self.next_seed(), 0)], np.uint64)
-        index = policy_card(code, shipped_weights(), hands[0], position.cards_left, table,
-                            position.professional, rng, position.players, position.deck_size)
-        return planned(position, int(hands[0, index]))
+        return planned(position, kernel_card(self.spec, position.hand, position.rows,
+                                             position.professional, position.players,
+                                             position.deck_size, self.next_seed()))
 
 
 def _best(values: Mapping[int, float]) -> int:

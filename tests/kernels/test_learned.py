@@ -3,7 +3,6 @@ on the reference engine: the features of every card, the probabilities, the gree
 whole rounds played by it; and the sampled choice against its probabilities."""
 from __future__ import annotations
 
-import math
 import random
 
 import numpy as np
@@ -25,45 +24,6 @@ from nimmt.solver.kernels.learned import (
 from nimmt.solver.players.training import load_weights
 
 import naive
-
-
-def python_features(card: int, hand: list[int], rows: list[list[int]], players: int,
-                    deck: int, professional: bool) -> list[float]:
-    """The module docstring's features, on the reference engine's options."""
-    f = [0.0] * FEATURES
-    left = len(hand) / 10
-    opts = reference.options(rows, card, professional)
-    if opts[0].kind == "take":
-        chosen = reference.rule_following(rows, opts)
-        cost = reference.row_cows(rows[chosen.row_index]) / 10
-        f[0], f[1], f[2], f[11] = 1.0, cost, cost, left
-    else:
-        # on a professional tie the right end describes the card (risk: the lesser)
-        option = next((o for o in opts if o.side == "right"), opts[0])
-        row = rows[option.row_index]
-        gap = card - row[-1] if option.side == "right" else row[0] - card
-        f[2] = naive.careful_risks([card], rows, professional, players, deck)[card][0] / 10
-        if option.side == "right":
-            f[4] = 1.0 / gap
-        f[3] = gap / deck
-        f[5] = len(row) / 5
-        f[6] = reference.row_cows(row) / 10
-        f[7] = 1.0 if len(row) == 5 else 0.0
-        f[12] = left * gap / deck
-    rank = sum(1 for c in hand if c < card)
-    f[8] = card / deck
-    f[9] = rank / max(1, len(hand) - 1)
-    f[10] = f[9] * left
-    f[13] = f[8] * left
-    return f
-
-
-def python_probs(weights, hand, rows, players, deck, professional) -> list[float]:
-    scores = [sum(w * x for w, x in zip(weights, python_features(
-        c, hand, rows, players, deck, professional))) for c in hand]
-    top = max(scores)
-    exps = [math.exp(s - top) for s in scores]
-    return [e / sum(exps) for e in exps]
 
 
 def random_table(rng: random.Random, players: int, deck: int, k: int, professional: bool):
@@ -97,9 +57,9 @@ def test_features_and_probabilities_match_the_reference(seed, players, k, profes
     weights = np.asarray([rng.uniform(-5, 5) for _ in range(FEATURES)])
     feats, probs = kernel_probs(weights, hand, rows, players, deck, professional)
     for i, card in enumerate(hand):
-        assert feats[i] == pytest.approx(python_features(card, hand, rows, players, deck,
+        assert feats[i] == pytest.approx(naive.learned_features(card, hand, rows, players, deck,
                                                          professional), abs=1e-12), card
-    assert probs == pytest.approx(python_probs(weights, hand, rows, players, deck,
+    assert probs == pytest.approx(naive.learned_probs(weights, hand, rows, players, deck,
                                                professional), abs=1e-9)
 
 
@@ -163,7 +123,7 @@ def test_greedy_rounds_are_the_reference_rounds(players, deck, professional):
         rows = [[int(table[r, engine.FIRST])] for r in range(4)]
 
         def pick(player, hand, rows_now):
-            probs = python_probs(weights, hand, rows_now, players, deck, professional)
+            probs = naive.learned_probs(weights, hand, rows_now, players, deck, professional)
             best = max(range(len(hand)), key=lambda i: (probs[i], -i))
             return hand[best]
 

@@ -15,11 +15,13 @@ from nimmt.solver.base import reference
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import ROW_LIMIT, Rules, card_cows
 from nimmt.solver.players.botmodel import analyse_any, analyse_bots, split_count, splits
+from nimmt.solver.players.training import load_weights
 from nimmt.solver.positions.position import Position, load_position, parse_position
 from nimmt.solver.search.analysis import analyse
 from nimmt.solver.search.game import deal_position
 from nimmt.solver.search.montecarlo import Z95
 
+import naive
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
 # ---------------------------------------------------------------- the brute force
@@ -150,6 +152,34 @@ def _no_choice_positions(players, count):
         if len(found) == count:
             return found
     raise AssertionError("no such positions")
+
+
+@pytest.mark.parametrize("players,cards_left,seed", [(3, 2, 1), (3, 3, 2), (2, 4, 3), (4, 2, 4)])
+def test_exact_against_the_learned_policy_matches_brute_force(players, cards_left, seed):
+    """``learned`` (greedy: deterministic) is enumerated exactly like the rules of thumb,
+    and agrees with the brute force over the pure-Python learned policy."""
+    p = deal_position(Rules("tactical", players), cards_left, seed=seed)
+    got = analyse_bots(p, "learned", method="exact")
+    assert got.method == "exact" and got.extra["opponent_model"]["deterministic"]
+    weights = load_weights()
+
+    def pick(hand, rows):
+        return naive.learned_card(weights, hand, [list(r) for r in rows], p.players,
+                                  p.deck_size, False)
+
+    want = brute_values(p, pick)
+    for c in got.cards:
+        assert c.value == pytest.approx(want[c.card], abs=1e-9), (c.card, want)
+
+
+def test_the_sampled_learned_policy_is_sampled_inside_its_kernel():
+    p = deal_position(Rules("standard", 4), 6, seed=2)
+    a = analyse_bots(p, "learned:play=sampled", samples=300, seed=4)
+    assert a.method == "montecarlo" and "not deterministic" in a.reason
+    assert "default time budget" not in a.reason  # no search: no default budget
+    assert a.cards[0].samples == 300
+    with pytest.raises(NimmtError, match="deterministic bot"):
+        analyse_bots(p, "learned:play=sampled", method="exact")
 
 
 @pytest.mark.parametrize("players", [3, 4])
