@@ -20,11 +20,15 @@ from nimmt.solver.players.bots import (
     row_choices,
     split_bot_list,
 )
+from nimmt.solver.players.training import load_weights
 from nimmt.solver.positions.owners import estimate_nodes
 from nimmt.solver.positions.position import load_position
 from nimmt.solver.search.analysis import analyse
 from nimmt.solver.search.game import deal_position
 from nimmt.solver.search.nash import solve_nash
+
+import naive
+from cli_checks import assert_ok, invoke
 
 # ---------------------------------------------------------------- names
 
@@ -252,3 +256,43 @@ def test_ismcts_counts_its_iterations_at_the_root():
     best = max(visits, key=lambda c: (visits[c], -c))
     assert make_policy("ismcts:iterations=500", seed=1).choose(p).card == best
 
+
+
+# ---------------------------------------------------------------- the learned policy
+
+def test_the_learned_bot_plays_the_policys_greedy_card():
+    """``learned`` from its seat's view: the greedy card of the pure-Python policy
+    (tests/naive.py) on the rows and the hand, at every player count and deck."""
+    weights = load_weights()
+    for variant, players, k, seed in [("tactical", 2, 9, 1), ("standard", 4, 10, 2),
+                                      ("standard", 10, 6, 3), ("tactical", 5, 4, 4)]:
+        position = deal_position(Rules(variant, players), k, seed=seed)
+        rows = [list(r) for r in position.rows]
+        want = naive.learned_card(weights, list(position.hand), rows, players,
+                                  position.deck_size, False)
+        assert make_policy("learned").choose(position).card == want
+
+
+def test_the_sampled_learned_bot_is_reproducible_and_varies():
+    varied = 0
+    for deal in range(10):
+        position = deal_position(Rules("standard", 4), 10, seed=deal)
+        cards = [make_policy("learned:play=sampled", seed=s).choose(position).card
+                 for s in range(30)]
+        again = [make_policy("learned:play=sampled", seed=s).choose(position).card
+                 for s in range(30)]
+        assert cards == again
+        varied += len(set(cards)) > 1
+    assert varied >= 1  # a confident policy, but not a deterministic one
+    assert parse_bot("learned").searches  # the Python game loop plays it, not the engine
+    assert str(parse_bot("learned:play=greedy")) == "learned"
+
+
+def test_an_arena_with_the_learned_bot_and_learned_playouts(runner):
+    result = invoke(runner, "arena", "-n", "3", "--bots",
+                 "learned,mcs:playouts=20,playout=learned,ismcts:iterations=30,playout=learned",
+                 "--deals", "1", "--one-round", "--seed", "1", "--format", "json")
+    assert_ok(result)
+    names = {b["bot"] for b in json.loads(result.output)["bots"]}
+    assert names == {"learned", "mcs:playouts=20,playout=learned",
+                     "ismcts:iterations=30,playout=learned"}
