@@ -41,7 +41,7 @@ from .engine import (
 from .turns import RULE_OPTION, play_option, sort_turn
 
 __all__ = ["FEATURES", "FEATURE_NAMES", "POLICY_GREEDY", "POLICY_LEARNED", "card_features",
-           "policy_card", "policy_probs", "policy_rounds", "self_play_gradient"]
+           "policy_card", "policy_probs", "policy_rounds", "policy_scratch", "self_play_gradient"]
 
 FEATURE_NAMES = ("takes a row", "cows of the take", "expected cows", "gap",
                  "closeness (1 / gap)", "row length", "row cows", "sixth card",
@@ -124,14 +124,23 @@ def _draw(probs, count, rng):
 
 
 @jit
-def policy_card(code, weights, hand, count, table, professional, rng, players, deck_size):
+def policy_scratch():
+    """The work area ``policy_card`` needs: made once per kernel call, not per card (an
+    allocation per card made the learned playouts a third slower)."""
+    return np.empty((HAND_SIZE + 1, FEATURES))
+
+
+@jit
+def policy_card(code, weights, hand, count, table, professional, rng, players, deck_size,
+                scratch):
     """Index into hand[:count] of the card a playout's player plays: the rule bot of engine
     code ``code`` (engine.pick_card), or the learned policy (POLICY_LEARNED: drawn from
-    its probabilities; POLICY_GREEDY: the most likely card, ties to the first)."""
+    its probabilities; POLICY_GREEDY: the most likely card, ties to the first).
+    ``scratch``: a ``policy_scratch()`` work area."""
     if code < POLICY_LEARNED or count == 1:
         return engine.pick_card(code, hand, count, table, professional, rng, players, deck_size)
-    feats = np.empty((HAND_SIZE, FEATURES))
-    probs = np.empty(HAND_SIZE)
+    feats = scratch[:HAND_SIZE]
+    probs = scratch[HAND_SIZE]
     policy_probs(weights, table, hand, count, players, deck_size, professional, feats, probs)
     if code == POLICY_LEARNED:
         return _draw(probs, count, rng)
@@ -209,6 +218,7 @@ def policy_rounds(codes, weights, rounds, n, deck_size, professional, seed, cows
     deck = np.zeros(deck_size, np.int64)
     cards = np.zeros(n, np.int64)
     owners = np.zeros(n, np.int64)
+    scratch = policy_scratch()
     for g in range(rounds):
         rng[0] = rng_seed(seed, g)
         deal_round(n, deck_size, False, 0, codes, table, hands, deck, rng)
@@ -216,7 +226,7 @@ def policy_rounds(codes, weights, rounds, n, deck_size, professional, seed, cows
             count = HAND_SIZE - t
             for p in range(n):
                 x = policy_card(codes[p], weights, hands[p], count, table, professional, rng,
-                                n, deck_size)
+                                n, deck_size, scratch)
                 cards[p] = hands[p, x]
                 owners[p] = p
                 hands[p, x] = hands[p, count - 1]

@@ -51,7 +51,7 @@ from ..base.notice import work_clock
 from ..base.rules import Rules
 from ..kernels import engine, turns
 from ..kernels.engine import jit, pick_card, rng_seed
-from ..kernels.learned import policy_card
+from ..kernels.learned import policy_card, policy_scratch
 from ..positions.position import Position
 from ..search.analysis import (
     BOUND_UNIT,
@@ -294,6 +294,7 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, deck_size, profession
     cards = np.zeros(n, np.int64)
     owners = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
+    scratch = policy_scratch()
     for j in range(first, first + count):
         for i in range(k):
             rng[0] = rng_seed(seed, j)
@@ -310,7 +311,7 @@ def bot_round_samples(table0, hands0, hidden, pool0, n, k, deck_size, profession
                                                           professional, rng, n, deck_size)
                     else:
                         x = policy_card(bot, weights, hands[p], left, table, professional, rng,
-                                        n, deck_size)
+                                        n, deck_size, scratch)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]

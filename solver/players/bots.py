@@ -75,7 +75,7 @@ from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
 from ..kernels import engine, turns
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
-from ..kernels.learned import POLICY_GREEDY, POLICY_LEARNED, policy_card
+from ..kernels.learned import POLICY_GREEDY, POLICY_LEARNED, policy_card, policy_scratch
 from ..kernels.objective import G_TAKEN, playout_cost
 from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
 from ..positions.owners import estimate_nodes
@@ -139,7 +139,8 @@ def kernel_card(spec: BotSpec, hand: Sequence[int], rows: Sequence[Sequence[int]
     cards = np.asarray(hand, np.int64)
     rng = np.array([rng_seed(seed, 0)], np.uint64)
     index = policy_card(kernel_code(spec), shipped_weights(), cards, len(cards),
-                        engine.row_table(rows), professional, rng, players, deck_size)
+                        engine.row_table(rows), professional, rng, players, deck_size,
+                        policy_scratch())
     return int(cards[index])
 
 
@@ -464,6 +465,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
     owners = np.zeros(n, np.int64)
     policy = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
+    scratch = policy_scratch()
     for j in range(first, first + count):
         for i in range(k):
             rng[0] = rng_seed(seed, j)
@@ -481,7 +483,7 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
                         x = i
                     else:
                         x = policy_card(policy[p], weights, hands[p], left, table,
-                                        professional, rng, n, deck_size)
+                                        professional, rng, n, deck_size, scratch)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -617,6 +619,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     path_cards = np.zeros((k, n), np.int64)
     policy = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
+    scratch = policy_scratch()
     for j in range(first, first + count):
         rng[0] = rng_seed(seed, j)
         table[:, :] = table0
@@ -658,7 +661,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                     x = best
                 else:
                     x = policy_card(policy[p], weights, hands[p], left, table, professional,
-                                    rng, n, deck_size)
+                                    rng, n, deck_size, scratch)
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]
             if in_tree:

@@ -20,6 +20,7 @@ from nimmt.solver.kernels.learned import (
     policy_card,
     policy_probs,
     policy_rounds,
+    policy_scratch,
 )
 from nimmt.solver.players.training import load_weights
 
@@ -81,13 +82,15 @@ def test_the_greedy_card_is_the_most_likely_and_sampling_follows_the_probabiliti
     _, probs = kernel_probs(weights, hand, rows, 4, 104, False)
     table, cards = engine.row_table(rows), np.asarray(hand, np.int64)
     rng = np.asarray([engine.rng_seed(7, 0)], np.uint64)
-    greedy = policy_card(POLICY_GREEDY, weights, cards, len(hand), table, False, rng, 4, 104)
+    greedy = policy_card(POLICY_GREEDY, weights, cards, len(hand), table, False, rng, 4, 104,
+                         policy_scratch())
     assert greedy == int(np.argmax(probs))
     draws = 20_000
     counts = np.zeros(len(hand))
+    scratch = policy_scratch()
     for _ in range(draws):
         counts[policy_card(POLICY_LEARNED, weights, cards, len(hand), table, False, rng, 4,
-                           104)] += 1
+                           104, scratch)] += 1
     # every card's share within 5 standard errors of its probability
     se = np.sqrt(probs * (1 - probs) / draws)
     assert np.all(np.abs(counts / draws - probs) <= 5 * se + 1e-9)
@@ -101,7 +104,7 @@ def test_a_rule_code_is_the_rule_bot():
             continue
         rng = np.asarray([engine.rng_seed(1, 0)], np.uint64)
         got = policy_card(code, load_weights(), cards, 4, engine.row_table(rows), False, rng,
-                          4, 104)
+                          4, 104, policy_scratch())
         assert hand[got] == engine.bot_card(name, hand, rows, players=4, deck_size=104)
 
 
