@@ -118,6 +118,7 @@ class EngineProcess:
         self.buffer = b""
         self.next_id = 0
         self.owner = os.getpid()  # a forked worker starts its own
+        self.silent = False  # a request went unanswered: close ends it at once
 
     def _stderr_tail(self) -> str:
         self.errors.seek(0)
@@ -136,6 +137,7 @@ class EngineProcess:
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0 or not self.selector.select(left):
+                self.silent = True
                 raise ExternalBotError(f"no reply within {self.timeout:g} s")
             chunk = os.read(self.stdout.fileno(), 65536)
             if not chunk:
@@ -176,8 +178,13 @@ class EngineProcess:
             return reply["result"]
 
     def close(self) -> None:
-        """``shutdown``, then end the program if it does not end by itself."""
-        if self.process.poll() is None:
+        """``shutdown``, then end the program if it does not end by itself; a program
+        that already left a request unanswered is ended at once (it would not answer
+        ``shutdown`` either, and waiting for it cost the caller ten seconds)."""
+        if self.process.poll() is None and self.silent:
+            self.process.kill()
+            self.process.wait()
+        elif self.process.poll() is None:
             try:
                 self.timeout = SHUTDOWN_WAIT
                 self.request("shutdown", {})

@@ -35,7 +35,8 @@ from nimmt.solver.search.nash import MEMO_FROM, solve_nash
 from cli_checks import assert_ok, assert_one_line_error, invoke
 
 DEALS = [(placement, k, seed) for placement in ("normal", "professional")
-         for k in (4, 5, 6) for seed in (1, 2)] + [("normal", 7, 1)]
+         for k in (4, 5, 6) for seed in (1, 2)] + [
+    pytest.param("normal", 7, 1, marks=pytest.mark.slow)]  # 18-30 s: run with -m slow
 SLOW_DEALS = [("normal", 3, 3), ("professional", 3, 3), ("normal", 6, 3), ("normal", 7, 2),
               ("normal", 7, 3), ("professional", 7, 1), ("normal", 8, 1)]
 

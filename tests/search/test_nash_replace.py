@@ -75,7 +75,9 @@ def test_probe_within_and_the_entry_replaced():
 
 
 @pytest.mark.parametrize("placement,k,seed", [("normal", 6, 10), ("normal", 6, 13),
-                                              ("professional", 6, 11), ("professional", 7, 12)])
+                                              ("professional", 6, 11),
+                                              pytest.param("professional", 7, 12,
+                                                           marks=pytest.mark.slow)])
 def test_replacing_solve_gives_the_same_equilibrium(placement, k, seed):
     position = dealt(placement, k, seed)
     expected = solve_nash(position, workers=1)

@@ -126,7 +126,8 @@ def dealt(k: int, seed: int, placement: str = "normal"):
 
 
 DEALS = [(placement, k, seed) for placement in ("normal", "professional")
-         for k in (4, 5, 6) for seed in (1, 2)] + [("normal", 7, 1)]
+         for k in (4, 5, 6) for seed in (1, 2)] + [
+    pytest.param("normal", 7, 1, marks=pytest.mark.slow)]  # 18-30 s: run with -m slow
 
 
 @pytest.mark.parametrize("placement,k,seed", DEALS)

@@ -56,8 +56,15 @@ CASES = [  # (rules, cards left, seed, known hands given): two or three hidden h
 ]
 
 
-@pytest.mark.parametrize("rules,k,seed,known", CASES)
-@pytest.mark.parametrize("model", ["random", "worst"])
+# the worst model's search of the two largest cases takes 15-20 s each: run with -m slow
+SLOW_CASES = {1, 6}
+MODEL_CASES = [pytest.param(model, *case, id=f"{model}-rules{i}-{case[1]}-{case[2]}-{case[3]}",
+                            marks=[pytest.mark.slow] if model == "worst" and i in SLOW_CASES
+                            else [])
+               for model in ("random", "worst") for i, case in enumerate(CASES)]
+
+
+@pytest.mark.parametrize("model,rules,k,seed,known", MODEL_CASES)
 def test_exact_win_with_hidden_hands_matches_the_brute_force(rules, k, seed, known, model):
     position = deal_position(rules, k, seed=seed)
     if known:
@@ -243,8 +250,10 @@ class Totals:
         return getattr(self.position, name)
 
 
-@pytest.mark.parametrize("players,k,seed", [(3, 2, 1), (3, 3, 4), (4, 2, 3)])
-@pytest.mark.parametrize("model", ["random", "worst"])
+@pytest.mark.parametrize("model,players,k,seed", [
+    (model, *case) if (model, case) != ("worst", (3, 3, 4))
+    else pytest.param(model, *case, marks=pytest.mark.slow)  # 27 s: run with -m slow
+    for model in ("random", "worst") for case in ((3, 2, 1), (3, 3, 4), (4, 2, 3))])
 def test_game_win_with_hidden_hands_keeps_each_hidden_players_score(players, k, seed, model):
     """In a game of three or more the round's end is worth the share of the fewest totals
     (score + cows), which is the round's win from cows taken = score + taken: so brute_win
