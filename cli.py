@@ -1473,6 +1473,72 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
         sys.exit(130)
 
 
+# ---------------------------------------------------------------- board
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("position", required=False)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="The port to listen on (0: a free one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on. Another than 127.0.0.1 lets other machines "
+                   "reach the board (with the token): only on a network you trust.")
+@click.option("--no-browser", is_flag=True, help="Print the address; do not open a browser.")
+def board(position: str | None, port: int, host: str, no_browser: bool) -> None:
+    """Open the analysis board in the browser: the position's rows and hand as cards, each
+    card in hand badged with its value and its loss against the best card, as the search
+    runs, against the opponents you choose.
+
+    POSITION is the notation, a built-in example's name or a position file (default: the
+    example). The board answers on 127.0.0.1 only, at an address with a secret token for
+    this run (printed); its figures are those of nimmt analyse --format json. Needs the
+    board extra: pip install "nimmt[board]". Ctrl-C stops the server.
+
+    \b
+    Example:
+      nimmt board example
+    """
+    import socket
+    import webbrowser
+
+    try:
+        import uvicorn
+
+        from .solver.faces import board as web
+    except ImportError as e:
+        _fail(f"nimmt board needs the board extra ({e.name} is missing): "
+              "pip install \"nimmt[board]\"")
+    notation = format_position(load_position(position)) if position else None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except (OSError, UnicodeError) as e:
+        listener.close()
+        _usage(f"cannot listen on {host}:{port} ({getattr(e, 'strerror', None) or e}); "
+               "give another --port or --host")
+    port = listener.getsockname()[1]
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"nimmt board: warning: listening on {host}, not only on this machine; "
+                   "anyone with the address and its token can use the board", err=True)
+    token = web.new_token()
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/?token={token}"
+    app = web.board_app(web.Guard.local(token, shown, port), notation)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    click.echo(f"nimmt board: open {url}  (Ctrl-C stops)")
+    if not no_browser:
+        threading.Timer(0.5, webbrowser.open, [url]).start()
+    try:
+        server.run(sockets=[listener])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.close()
+    click.echo("nimmt: interrupted", err=True)  # the server ends only by a signal
+    sys.exit(130)
+
+
 # ---------------------------------------------------------------- puzzles
 
 @cli.group(context_settings=CONTEXT)

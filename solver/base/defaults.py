@@ -5,8 +5,8 @@ arguments all default to these (``docs/reference`` shows them as the flags' defa
 """
 from __future__ import annotations
 
-__all__ = ["BOT_MEMORY", "DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES",
-           "memory_flag"]
+__all__ = ["BOARD_TIME_LIMIT", "BOT_MEMORY", "DEFAULT_MAX_NODES", "DEFAULT_MEMORY",
+           "DEFAULT_SAMPLES", "memory_flag"]
 
 # bytes the tables of a search may hold: exact search's memo, the equilibrium's tables,
 # a decision tree (--memory; the command line lowers it to the machine's RAM)
@@ -17,6 +17,8 @@ BOT_MEMORY = 2**30
 DEFAULT_MAX_NODES = 5_000_000
 # Monte Carlo samples per card (--samples)
 DEFAULT_SAMPLES = 2000
+# seconds an analysis asked from the board may run when the page gives no time limit
+BOARD_TIME_LIMIT = 60.0
 
 
 def memory_flag(size: int = DEFAULT_MEMORY) -> str:

@@ -1,0 +1,124 @@
+"""The analysis board's server: the same figures as the CLI, its guard, its jobs."""
+import json
+import time
+
+import pytest
+from starlette.testclient import TestClient
+
+from nimmt.solver.faces.board import BODY_LIMIT, Guard, board_app, new_token
+
+from cli_checks import invoke
+
+TOKEN = new_token()
+
+
+@pytest.fixture
+def client():
+    app = board_app(Guard.local(TOKEN, "127.0.0.1", 8000))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
+        c.headers["X-Nimmt-Token"] = TOKEN
+        yield c
+
+
+def wait(client, job, seconds=120):
+    end = time.monotonic() + seconds
+    while job["state"] in ("queued", "running"):
+        assert time.monotonic() < end, job
+        time.sleep(0.05)
+        job = client.get(f"/api/jobs/{job['id']}").json()
+    return job
+
+
+def cli_json(*args):
+    from click.testing import CliRunner
+    result = invoke(CliRunner(), "analyse", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("request_,args", [
+    ({"position": "example", "seed": 1}, ["example", "--seed", "1"]),
+    ({"position": "example-3p", "method": "montecarlo", "samples": 200, "seed": 5},
+     ["example-3p", "--method", "montecarlo", "--samples", "200", "--seed", "5"]),
+    ({"position": "example", "opponents": "nash"}, ["example", "--opponents", "nash"]),
+])
+def test_the_board_s_figures_are_the_cli_s(client, request_, args):
+    job = wait(client, client.post("/api/analyse", json=request_).json())
+    assert job["state"] == "done", job
+    ours, theirs = job["result"], cli_json(*args)
+    assert ours["method"] == theirs["method"] and ours["value"] == theirs["value"]
+    assert [(c["card"], c["value"], c["regret"]) for c in ours["cards"]] == \
+        [(c["card"], c["value"], c["regret"]) for c in theirs["cards"]]
+
+
+def test_a_position_is_drawn_with_its_cows(client):
+    got = client.post("/api/position", json={"position": "example"}).json()
+    assert [c["card"] for c in got["hand"]] == [4, 14, 15, 18, 20]
+    assert got["rows"][2][1] == {"card": 11, "cows": 5}
+    assert got["others"][0] is not None and got["cards_left"] == 5
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"position": "variant=tactical players=2 rows=1/2/3 hand=9"}, "give exactly 4 rows"),
+    ({"position": "/etc/passwd"}, "the board reads no files"),
+    ({"position": ""}, "position is required"),
+])
+def test_a_bad_position_is_the_cli_s_one_line(client, body, message):
+    response = client.post("/api/position", json=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert message in error and "\n" not in error and "Traceback" not in error
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"position": "example", "samples": -3}, "samples"),
+    ({"position": "example", "shell": "rm"}, "unknown analysis option 'shell'"),
+])
+def test_bad_analysis_options_are_one_line(client, body, message):
+    response = client.post("/api/analyse", json=body)
+    assert response.status_code == 400 and message in response.json()["error"]
+
+
+def test_a_bad_opponent_fails_its_analysis_with_one_line(client):
+    job = wait(client, client.post("/api/analyse", json={"position": "example",
+                                                         "opponents": "nobody"}).json())
+    assert job["state"] == "failed" and "nobody" in job["error"] and "\n" not in job["error"]
+
+
+def test_the_guard_refuses_other_sites_and_missing_tokens(client):
+    assert client.get("/api/info").status_code == 200
+    assert client.get("/api/info", headers={"X-Nimmt-Token": "wrong"}).status_code == 403
+    assert client.get("/api/info", headers={"Host": "evil.example:8000"}).status_code == 403
+    assert client.get("/api/info", headers={"Origin": "http://evil.example"}).status_code == 403
+    assert client.get("/api/info", headers={"Origin": "http://127.0.0.1:8000"}).status_code == 200
+    assert client.get("/", headers={"X-Nimmt-Token": ""}).status_code == 403
+    assert client.get(f"/?token={TOKEN}", headers={"X-Nimmt-Token": ""}).status_code == 200
+    assert client.get("/static/board.js").status_code == 200
+    assert client.get("/static/../board.py").status_code == 404
+
+
+def test_bodies_are_limited_and_must_be_json_objects(client):
+    big = client.post("/api/position", content=b"{" + b" " * (BODY_LIMIT + 10) + b"}")
+    assert big.status_code == 413
+    for content in (b"not json", b"[1, 2]", b'{"position": 1, "position": 2}', b"\xff"):
+        response = client.post("/api/position", content=content)
+        assert response.status_code == 400, content
+    assert client.get("/api/jobs/nothing").status_code == 404
+
+
+def test_an_analysis_is_cancelled_from_the_page(client):
+    job = client.post("/api/analyse", json={"position": "example-standard", "method":
+                                            "montecarlo", "samples": 10_000_000}).json()
+    while job["state"] == "queued" or job["progress"]["done"] == 0:
+        time.sleep(0.05)
+        job = client.get(f"/api/jobs/{job['id']}").json()
+    assert client.delete(f"/api/jobs/{job['id']}").status_code == 200
+    assert wait(client, job, 60)["state"] == "cancelled"
+
+
+def test_twenty_analyses_at_once_are_all_answered(client):
+    jobs = [client.post("/api/analyse", json={"position": "example", "seed": i}).json()
+            for i in range(20)]
+    done = [wait(client, job) for job in jobs]
+    assert {job["state"] for job in done} == {"done"}
+    assert len({job["result"]["value"] for job in done}) == 1  # exact: every seed agrees
