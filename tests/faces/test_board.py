@@ -51,6 +51,18 @@ def test_the_board_s_figures_are_the_cli_s(client, request_, args):
         [(c["card"], c["value"], c["regret"]) for c in theirs["cards"]]
 
 
+def test_a_row_choice_is_valued_as_the_cli_values_it(client):
+    assert client.post("/api/info").status_code == 405  # the info is read, never posted
+    text = client.get("/api/info").json()["examples"]["example"] + " turn=4,13"
+    job = wait(client, client.post("/api/analyse", json={"position": text,
+                                                         "opponents": "worst"}).json())
+    theirs = cli_json(text, "--opponents", "worst")
+    assert job["state"] == "done"
+    assert [(c["take_row"], c["value"]) for c in job["result"]["choices"]] == \
+        [(c["take_row"], c["value"]) for c in theirs["choices"]]
+    assert job["result"]["choices"][0]["choice"] == "take row 4"  # the guide's example
+
+
 def test_a_position_is_drawn_with_its_cows(client):
     got = client.post("/api/position", json={"position": "example"}).json()
     assert [c["card"] for c in got["hand"]] == [4, 14, 15, 18, 20]

@@ -97,6 +97,26 @@ def test_monte_carlo_on_the_board_matches_the_cli(page):
     assert "±" in page.inner_text("#hand")
 
 
+def test_a_row_choice_badges_each_row(page):
+    example = ("variant=tactical players=2 rows=3,6/5,10/8,11,21/16,19,23 hand=4,14,15,18,20 "
+               "p2=2,13,17,22,24 gone=1,7,9,12 turn=4,13")
+    page.fill("#notation", example)
+    page.click("#load button")
+    page.wait_for_function("document.querySelector('#facts').textContent.includes('row choice')")
+    page.select_option("#opponents", "worst")
+    page.click("#go")
+    page.wait_for_function("document.querySelectorAll('#rows .badge.choice').length == 4",
+                           timeout=120_000)
+    rows = page.eval_on_selector_all(
+        "#rows .row", "els => els.map(e => Number(e.querySelector('.badge.choice')"
+        ".dataset.value))")
+    theirs = cli_json(example, "--opponents", "worst")["choices"]
+    assert rows == [next(c["value"] for c in theirs if c["take_row"] == r) for r in range(4)]
+    assert page.inner_text("#rows .row:nth-child(4) .badge.choice").endswith("best")
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, "board-row-choice.png"))
+
+
 def test_ctrl_c_on_the_terminal_stops_the_board_with_130(board, page):
     process, _ = board
     process.send_signal(signal.SIGINT)

@@ -118,6 +118,28 @@ function badges() {
   });
 }
 
+// A row choice (turn=): each row badged with the choice's value and its loss, and a list.
+function rowBadges() {
+  document.querySelectorAll("#rows .row .choice").forEach((el) => el.remove());
+  const choices = (job && job.result && job.result.choices) || [];
+  choices.forEach((c) => {
+    if (c.take_row === null || c.take_row === undefined) return;  // a tie side, not a row
+    const line = document.querySelectorAll("#rows .row")[c.take_row];  // 0-based in the JSON
+    if (!line) return;
+    const badge = document.createElement("span");
+    badge.className = "badge choice " + (c.regret < 1e-9 ? "best" : c.regret < 0.5 ? "mild" : "bad");
+    badge.dataset.value = c.value;
+    badge.dataset.regret = c.regret;
+    badge.innerHTML = `take: ${fmt(c.value)}<span class="loss">${c.regret < 1e-9 ? "best" : "+" + fmt(c.regret)}</span>`;
+    line.appendChild(badge);
+  });
+  if (!choices.length) return;
+  const list = document.createElement("table");
+  list.innerHTML = "<caption>row choices</caption>" + choices.map((c) =>
+    `<tr><td>${c.choice}</td><td>${fmt(c.value)}</td><td>${c.regret < 1e-9 ? "best" : "+" + fmt(c.regret)}</td></tr>`).join("");
+  $("detail").appendChild(list);
+}
+
 function summary() {
   const box = $("summary");
   box.replaceChildren();
@@ -133,7 +155,7 @@ function summary() {
   if (!r) return;
   const p = document.createElement("p");
   p.innerHTML = `<span class="value">${fmt(r.value)}</span> ${r.unit || ""} against <b>${r.opponents}</b>` +
-    `<br>${r.method}: ${r.reason || ""}` + (r.seed !== undefined ? `<br>seed ${r.seed}` : "") +
+    (r.method ? `<br>${r.method}: ${r.reason || ""}` : r.turn ? `<br>row choice for ${r.turn.join(",")}` : "") + (r.seed !== undefined ? `<br>seed ${r.seed}` : "") +
     ` · ${fmt(job.seconds)} s`;
   box.appendChild(p);
 }
@@ -174,6 +196,7 @@ async function poll() {
   badges();
   summary();
   showDetail();
+  rowBadges();
   if (running) setTimeout(poll, 200);
 }
 
@@ -214,7 +237,11 @@ async function start() {
   options($("method"), info.methods);
   $("time_limit").value = info.time_limit;
   $("examples").addEventListener("change", (e) => { if (e.target.selectedIndex > 0) load(e.target.value); });
-  $("load").addEventListener("submit", (e) => { e.preventDefault(); load($("notation").value); });
+  $("load").addEventListener("submit", (e) => {
+    e.preventDefault();
+    $("examples").selectedIndex = 0;
+    load($("notation").value);
+  });
   $("analyse").addEventListener("submit", analyse);
   $("cancel").addEventListener("click", async () => { if (job) job = await call("DELETE", `/api/jobs/${job.id}`); });
   await load(info.position);
