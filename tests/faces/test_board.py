@@ -134,3 +134,20 @@ def test_twenty_analyses_at_once_are_all_answered(client):
     done = [wait(client, job) for job in jobs]
     assert {job["state"] for job in done} == {"done"}
     assert len({job["result"]["value"] for job in done}) == 1  # exact: every seed agrees
+
+
+def test_nimmt_board_refuses_a_bad_position_and_a_busy_port_in_one_line():
+    import socket
+
+    from click.testing import CliRunner
+
+    from cli_checks import assert_one_line_error
+    line = assert_one_line_error(invoke(CliRunner(), "board", "nonsense", "--no-browser"))
+    assert "'nonsense' is not key=value" in line
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        line = assert_one_line_error(invoke(CliRunner(), "board", "--no-browser", "--port",
+                                            port))
+    assert f"cannot listen on 127.0.0.1:{port}" in line and "give another --port" in line
