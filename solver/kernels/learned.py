@@ -136,9 +136,12 @@ def policy_card(code, weights, hand, count, table, professional, rng, players, d
     """Index into hand[:count] of the card a playout's player plays: the rule bot of engine
     code ``code`` (engine.pick_card), or the learned policy (POLICY_LEARNED: drawn from
     its probabilities; POLICY_GREEDY: the most likely card, ties to the first).
-    ``scratch``: a ``policy_scratch()`` work area. Inlined where it is called (a small
-    branch), so a rule bot's card costs one call, as before the learned policy: a second
-    call layer made random playouts twice as slow (measured side by side)."""
+    ``scratch``: a ``policy_scratch()`` work area. The playout loops of ``mcs`` and
+    ``ismcts`` test ``code < POLICY_LEARNED`` themselves and call ``engine.pick_card``
+    directly for a rule bot: with this function inlined in their loops (even the same
+    branch) random playouts ran 1.1-2x slower than before the learned policy existed
+    (benchmarks/playouts.py, old and new side by side); with the test at the call site
+    they run as fast as before."""
     if code < POLICY_LEARNED or count == 1:
         return engine.pick_card(code, hand, count, table, professional, rng, players, deck_size)
     return _learned_card(code, weights, hand, count, table, professional, rng, players,

@@ -482,8 +482,12 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
                     if p == 0 and turn == 0:
                         x = i
                     else:
-                        x = policy_card(policy[p], weights, hands[p], left, table,
-                                        professional, rng, n, deck_size, scratch)
+                        if policy[p] < POLICY_LEARNED:
+                            x = engine.pick_card(policy[p], hands[p], left, table,
+                                                 professional, rng, n, deck_size)
+                        else:
+                            x = policy_card(policy[p], weights, hands[p], left, table,
+                                            professional, rng, n, deck_size, scratch)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -660,8 +664,12 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                                 best, best_score = i, score
                     x = best
                 else:
-                    x = policy_card(policy[p], weights, hands[p], left, table, professional,
-                                    rng, n, deck_size, scratch)
+                    if policy[p] < POLICY_LEARNED:
+                        x = engine.pick_card(policy[p], hands[p], left, table, professional,
+                                             rng, n, deck_size)
+                    else:
+                        x = policy_card(policy[p], weights, hands[p], left, table,
+                                        professional, rng, n, deck_size, scratch)
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]
             if in_tree:
