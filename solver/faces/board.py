@@ -45,7 +45,7 @@ from ..base.names import Method, Model, values
 from ..players.bots import BOT_NAMES
 from ..positions.position import EXAMPLES, Position, format_position, parse_position
 from .options import AnalyseOptions
-from .queries import analyse_answer, unfinished_json
+from .queries import analyse_reporting, stopped_json
 
 __all__ = ["BODY_LIMIT", "Cancelled", "Guard", "Job", "Jobs", "STATIC_FILES", "board_app",
            "new_token", "position_json"]
@@ -168,21 +168,14 @@ class Jobs:
             return
         job.state = "running"
         start = time.perf_counter()
-        position: Any = options.position
-        nash = options.opponents == Model.NASH
         try:
-            answer = analyse_answer(
-                **options.arguments(),
-                progress=job.step("root cells" if nash else "samples per card",
-                                  position.cards_left ** 2 if nash else options.samples),
-                exact_progress=job.step("cards solved exactly", position.cards_left))
-            job.result, job.state = answer.to_json(), "done"
+            job.result = analyse_reporting(options.arguments(), job.step).to_json()
+            job.state = "done"
         except Cancelled:
             job.state = "cancelled"
         except SearchStopped as e:
             job.error, job.state = _one_line(str(e)), "stopped"
-            if e.finished or e.nodes:
-                job.result = unfinished_json(e, position, options.opponents)
+            job.result = stopped_json(e, options.position, options.opponents)
         except NimmtError as e:
             job.error, job.state = _one_line(str(e)), "failed"
         except Exception as e:  # never a traceback on the page: one line, and the server goes on

@@ -40,7 +40,7 @@ from ..players.bots import BOT_NAMES, PARAMETERS, parse_bot
 from ..positions.position import Position, load_position
 from ..search.draftsearch import DRAFTERS
 from .options import AnalyseOptions
-from .queries import analyse_answer, bot_answer, review_answer, unfinished_json
+from .queries import analyse_reporting, bot_answer, review_answer, stopped_json
 
 __all__ = ["INTERNAL_ERROR", "INTERRUPTED", "INVALID_PARAMS", "INVALID_REQUEST",
            "LINE_LIMIT", "METHODS", "METHOD_NOT_FOUND", "PARSE_ERROR", "SEARCH_STOPPED",
@@ -308,24 +308,12 @@ class Engine:
             params["time_limit"] = self.time_limit
         _not_stdin(params.get("position"))
         options = AnalyseOptions.from_request(params)
-        position: Any = options.position  # a draft position too
-        cards = getattr(position, "cards_left", None)
-        nash = options.opponents == Model.NASH
-        samples = options.samples
-        if cards is None:  # a draft position
-            progress = self._progress(rid, "samples per card", samples)
-            exact = self._progress(rid, "cards enumerated", len(position.pool))
-        else:
-            progress = self._progress(rid, "root cells" if nash else "samples per card",
-                                      cards ** 2 if nash else samples)
-            exact = self._progress(rid, "cards solved exactly", cards)
         try:
-            answer = analyse_answer(**options.arguments(), progress=progress,
-                                    exact_progress=exact)
+            answer = analyse_reporting(options.arguments(),
+                                       lambda what, total: self._progress(rid, what, total))
         except SearchStopped as e:  # a refusal before it began: bad params
-            ran = bool(e.finished or e.nodes)
-            data = unfinished_json(e, position, options.opponents) if ran else None
-            raise _Reply(SEARCH_STOPPED if ran else INVALID_PARAMS, _one_line(str(e)),
+            data = stopped_json(e, options.position, options.opponents)
+            raise _Reply(INVALID_PARAMS if data is None else SEARCH_STOPPED, _one_line(str(e)),
                          data) from None
         return answer.to_json()
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_MEMORY, DEFAULT_SAMPLES
-from ..base.errors import NimmtError, param
+from ..base.errors import NimmtError, SearchStopped, param
 from ..base.names import Method, Model, Variant
 from ..base.rules import Rules, cut
 from ..players.botmodel import analyse_bots, is_model, opponent_spec
@@ -25,7 +25,8 @@ from ..positions.draft import DraftPosition
 from ..positions.position import Position, format_position
 from ..search.analysis import UNITS, analyse
 
-__all__ = ["DRAFT_ONLY", "AnalyseAnswer", "OptionError", "analyse_answer", "bot_answer",
+__all__ = ["DRAFT_ONLY", "AnalyseAnswer", "OptionError", "ProgressStep", "analyse_answer",
+           "analyse_reporting", "stopped_json", "bot_answer",
            "fresh_seed", "with_turn", "review_answer", "unfinished_json"]
 
 # options of nimmt analyse that a draft position does not take
@@ -229,6 +230,39 @@ def _analyse_draft(draft: DraftPosition, method: str, samples: int, seed: int,
                            progress=progress, workers=workers or 1,
                            exact_progress=exact_progress, play_round=play_round)
     return AnalyseAnswer("draft", draft, "bots", result)
+
+
+ProgressStep = Callable[[str, int], "Callable[[int], None] | None"]
+
+
+def analyse_reporting(arguments: dict[str, Any], step: ProgressStep) -> AnalyseAnswer:
+    """``analyse_answer(**arguments)`` with its two progress callbacks made by
+    ``step(what, total)``: samples per card (nash: root cells, ``total`` the cards left
+    squared) and cards solved exactly; for a draft position, samples per card and cards
+    enumerated. The one reading of the counters for every face that reports progress (the
+    engine protocol, the board). A stopped search raises ``SearchStopped``: ``stopped_json``
+    says what it finished."""
+    position = arguments["position"]
+    samples = arguments.get("samples", DEFAULT_SAMPLES)
+    if isinstance(position, DraftPosition):
+        progress = step("samples per card", samples)
+        exact = step("cards enumerated", len(position.pool))
+    else:
+        cards = position.cards_left
+        nash = arguments.get("opponents") == Model.NASH
+        progress = step("root cells" if nash else "samples per card",
+                        cards ** 2 if nash else samples)
+        exact = step("cards solved exactly", cards)
+    return analyse_answer(**arguments, progress=progress, exact_progress=exact)
+
+
+def stopped_json(stopped: SearchStopped, position: Position | DraftPosition,
+                 opponents: str) -> dict[str, Any] | None:
+    """``unfinished_json`` of a search that ran before it stopped (it finished a card or
+    visited a node); None for one refused before it began (bad parameters)."""
+    if not (stopped.finished or stopped.nodes) or not isinstance(position, Position):
+        return None
+    return unfinished_json(stopped, position, opponents)
 
 
 def unfinished_json(stopped: Any, position: Position, opponents: str) -> dict[str, Any]:
