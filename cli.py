@@ -1328,9 +1328,14 @@ def arena(variant: str, players: int, placement: str, bots: str, deals: int, thr
 @click.option("--output", "-o", type=OutputPath(), default=None,
               help="Write the review to this file (atomically); with --format markdown the "
                    "picture of regret per turn goes beside it (FILE.png).")
+@click.option("--puzzles", "puzzles_path", type=OutputPath(), default=None,
+              help="Also write the mistakes and blunders reviewed as a puzzle set (each "
+                   "solved again exactly; replay them with nimmt puzzles quiz FILE). "
+                   "Needs --opponents random or worst.")
 @seed_option
 def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, samples: int,
-           time_limit: float, fmt: str, output: str | None, seed: int | None) -> None:
+           time_limit: float, fmt: str, output: str | None, puzzles_path: str | None,
+           seed: int | None) -> None:
     """Review a recorded game: each decision's card, the best card, the regret and a label.
 
     Every decision is judged from its player's view (hidden hands stay hidden except
@@ -1339,9 +1344,10 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
     mistake (1 to 3), blunder (3 or more). Ctrl-C stops and reports what was reviewed.
 
     \b
-    Example:
+    Examples:
       nimmt simulate --players 2 --bots closest,random --games 1 --one-round --save-games g
       nimmt review g/game-000000.json --player 1 --format html --output review.html
+      nimmt review g/game-000000.json --player 1 --puzzles mine.json
     """
     from .solver.players import review as reviewing
     from .solver.players.botmodel import is_model, opponent_spec
@@ -1352,6 +1358,9 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
             opponent_spec(opponents)
         except NimmtError as e:  # a bad name or parameter: one line with the --help hint
             _usage(str(e))
+    if puzzles_path and opponents not in (Model.RANDOM, Model.WORST):
+        _usage(f"--puzzles needs --opponents random or worst (the models a puzzle is solved "
+               f"in); got --opponents {opponents}")
     record = load_record(game)
     n = record["players"]
     for p in player:
@@ -1393,10 +1402,41 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
         atomic_write_text(output, text)
     else:
         click.echo(text, nl=False)
+    if puzzles_path and result.complete:
+        _write_mistakes(result, puzzles_path)
     if not result.complete:
         click.echo(f"nimmt: interrupted: {len(result.decisions)} decisions reviewed "
-                   "(reported)", err=True)
+                   f"(reported){'; no puzzles written' if puzzles_path else ''}", err=True)
         sys.exit(130)
+
+
+def _command_line() -> str:
+    """The command as typed (for a file's ``command`` field)."""
+    import shlex
+
+    return " ".join(["nimmt", *map(shlex.quote, sys.argv[1:])])
+
+
+def _write_mistakes(result: Any, path: str) -> None:
+    """``review --puzzles``: the review's mistakes and blunders as a puzzle set at ``path``."""
+    from .puzzles.files import save_set
+    from .puzzles.mistakes import MISTAKE_LABELS, mistake_puzzles
+
+    count = sum(d.kind == "card" and d.label in MISTAKE_LABELS for d in result.decisions)
+    progress = LazyProgress(count, "mistakes solved", delay=0.5)
+    try:
+        made = mistake_puzzles(result, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        click.echo(f"nimmt: interrupted while solving the mistakes; {path} not written",
+                   err=True)
+        sys.exit(130)
+    progress.close()
+    save_set(made.puzzle_set(command=_command_line()), path)
+    click.echo(f"wrote {path}: {plural(len(made.puzzles), 'puzzle')} from "
+               f"{plural(count, 'mistake or blunder', 'mistakes and blunders')}", err=True)
+    for line in made.skipped:
+        click.echo(f"  skipped: {line}", err=True)
 
 
 # ---------------------------------------------------------------- play
@@ -1698,24 +1738,37 @@ def puzzles_show(file: str, ident: str | None, solution: bool) -> None:
               help="How many puzzles (default: all).")
 @click.option("--shuffle", is_flag=True,
               help="Random order; the first line names its seed (give --seed to repeat it).")
+@click.option("--theme", "themes", multiple=True, metavar="THEME",
+              help="Only puzzles with this theme; repeat it (or give a comma list) for any "
+                   "of several. `nimmt puzzles list FILE` shows the themes.")
+@click.option("--difficulty", metavar="RANGE",
+              help="Only puzzles of this difficulty: 3, 2..5, 4.. or ..3.")
 @seed_option
-def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) -> None:
+def puzzles_quiz(file: str, count: int | None, shuffle: bool, themes: tuple[str, ...],
+                 difficulty: str | None, seed: int | None) -> None:
     """Solve puzzles in the terminal: see the board, name a card, read the answer.
 
     Works with piped input too (one card per line). The end of input stops and shows
     the score; so does Ctrl-C, which then exits with status 130.
 
     \b
-    Example:
+    Examples:
       nimmt puzzles quiz two-player-endgames --count 5
+      nimmt puzzles quiz two-player-endgames --theme sixth-card-trap --difficulty 3..
     """
     import random
 
     from .puzzles import render
-    from .puzzles.files import load_set
+    from .puzzles.files import load_set, parse_difficulty, select_puzzles
 
     data = load_set(file)
-    chosen = list(data.puzzles)
+    wanted = [t.strip() for group in themes for t in group.split(",") if t.strip()]
+    chosen = select_puzzles(data, wanted,
+                            parse_difficulty(difficulty) if difficulty else (None, None))
+    if not chosen:
+        _fail(f"no puzzle of {file} has {' or '.join(wanted) if wanted else 'any theme'}"
+              f"{f' at difficulty {difficulty}' if difficulty else ''}; widen --theme or "
+              "--difficulty")
     if shuffle:
         used = _fresh_seed(seed)
         random.Random(used).shuffle(chosen)
@@ -1739,7 +1792,7 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, seed: int | None) 
                            f"{', '.join(map(str, hand))}")
             asked += 1
             card = int(answer)
-            if card == puzzle.solution:
+            if puzzle.values[card] - puzzle.values[puzzle.solution] <= 1e-9:  # a tie is right
                 score += 1
                 click.echo("correct!")
                 click.echo(render.solution(puzzle))

@@ -89,8 +89,10 @@ def themes(position: Position, solution: int, tempting: int, values: dict[int, f
 
 
 def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
-                ident: str) -> Puzzle | None:
-    """A puzzle from a position, or None if it has no single clearly best card."""
+                ident: str, played: int | None = None) -> Puzzle | None:
+    """A puzzle from a position, or None if it has no single clearly best card.
+    ``played``: the wrong card a player chose here (a reviewed game's mistake): it is the
+    tempting card whose refutation the puzzle stores, in place of the bots' choice."""
     values = card_values(position, model)
     ranked = sorted(values, key=lambda c: (values[c], c))
     if len(ranked) < 2:
@@ -105,6 +107,8 @@ def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
         return None  # every simple bot finds it: trivial
     wrong = [bots[b] for b in failing]
     tempting = max(set(wrong), key=lambda c: (wrong.count(c), -values[c])) if wrong else runner_up
+    if played is not None and played != solution:
+        tempting = played
     line = refutation(position, tempting, model)
     depth = next((i + 1 for i, t in enumerate(line) if t.cows > 0), len(line))
     unit = "EV" if model == Model.NASH else UNITS[model]
@@ -112,6 +116,8 @@ def make_puzzle(position: Position, model: str, min_margin: float, easy: bool,
     players = [b for b, c in bots.items() if c == tempting]
     who = f" (what {' and '.join(players)} play{'s' if len(players) == 1 else ''})" if players \
         else ""
+    if played is not None and played == tempting:
+        who = " (the card played)"
     explanation = (f"Play {solution} ({unit} {values[solution]:.4g}); {tempting}{who} costs "
                    f"{regret:.4g} more")
     if line:

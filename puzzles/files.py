@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -19,7 +19,7 @@ from ..solver.base.rules import NimmtError
 from .records import FORMAT, REQUIRED, VERSION, Puzzle, PuzzleSet
 
 __all__ = ["FORMAT", "VERSION", "REQUIRED", "validate", "shipped_sets", "load_set", "save_set",
-           "find_puzzle"]
+           "find_puzzle", "parse_difficulty", "select_puzzles", "set_themes"]
 
 
 def validate(data: object, source: str) -> PuzzleSet:
@@ -75,3 +75,45 @@ def find_puzzle(puzzle_set: PuzzleSet, ident: str) -> Puzzle:
         return puzzle_set.puzzles[int(ident) - 1]
     raise NimmtError(f"no puzzle {ident!r} in this set; give an id or a number 1.."
                      f"{len(puzzle_set.puzzles)}")
+
+
+def set_themes(puzzle_set: PuzzleSet) -> list[str]:
+    """The themes the set's puzzles carry, sorted."""
+    return sorted({t for p in puzzle_set.puzzles for t in p.themes})
+
+
+def parse_difficulty(text: str) -> tuple[int | None, int | None]:
+    """A difficulty range: ``3`` (exactly), ``2..5``, ``4..`` (4 or more), ``..3``.
+
+    >>> parse_difficulty("2..5"), parse_difficulty("4.."), parse_difficulty("3")
+    ((2, 5), (4, None), (3, 3))
+    """
+    low, dots, high = text.strip().partition("..")
+    bounds = []
+    for part in (low, high if dots else low):
+        part = part.strip()
+        if part and not part.isdigit():
+            raise NimmtError(f"difficulty {text!r} is not a range; give a number (3), a range "
+                             "(2..5) or an open one (4.., ..3)")
+        bounds.append(int(part) if part else None)
+    if bounds == [None, None]:
+        raise NimmtError(f"difficulty {text!r} is empty; give a number (3) or a range (2..5)")
+    if bounds[0] is not None and bounds[1] is not None and bounds[0] > bounds[1]:
+        raise NimmtError(f"difficulty {text!r} runs backwards; give the lower bound first")
+    return bounds[0], bounds[1]
+
+
+def select_puzzles(puzzle_set: PuzzleSet, themes: Sequence[str] = (),
+                   difficulty: tuple[int | None, int | None] = (None, None)) -> list[Puzzle]:
+    """The set's puzzles, in order, that carry any of ``themes`` (none given: every theme)
+    and whose difficulty is inside ``difficulty`` (low, high; None: open). A theme no puzzle
+    of the set carries is refused with the set's themes."""
+    known = set_themes(puzzle_set)
+    unknown = [t for t in themes if t not in known]
+    if unknown:
+        raise NimmtError(f"no puzzle of this set has theme {unknown[0]!r}; its themes are "
+                         f"{', '.join(known) or 'none'}")
+    low, high = difficulty
+    return [p for p in puzzle_set.puzzles
+            if (not themes or set(themes) & set(p.themes))
+            and (low is None or p.difficulty >= low) and (high is None or p.difficulty <= high)]
