@@ -1516,26 +1516,36 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
 # ---------------------------------------------------------------- board
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("position", required=False)
+@click.argument("source", required=False)
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="The port to listen on (0: a free one).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on. Another than 127.0.0.1 lets other machines "
                    "reach the board (with the token): only on a network you trust.")
 @click.option("--no-browser", is_flag=True, help="Print the address; do not open a browser.")
-def board(position: str | None, port: int, host: str, no_browser: bool) -> None:
-    """Open the analysis board in the browser: the position's rows and hand as cards, each
-    card in hand badged with its value and its loss against the best card, as the search
-    runs, against the opponents you choose.
-
-    POSITION is the notation, a built-in example's name or a position file (default: the
-    example). The board answers on 127.0.0.1 only, at an address with a secret token for
-    this run (printed); its figures are those of nimmt analyse --format json. Needs the
-    board extra: pip install "nimmt[board]". Ctrl-C stops the server.
+def board(source: str | None, port: int, host: str, no_browser: bool) -> None:
+    """Open the analysis board in the browser: a position, a game or puzzles.
 
     \b
-    Example:
+    SOURCE is one of:
+      a position (the notation, a built-in example's name or a position file; default:
+        the example): its rows and hand as cards, each card in hand badged with its
+        value and its loss against the best card as the search runs, against the
+        opponents you choose (the figures of nimmt analyse --format json);
+      a game record (--save-games, nimmt play --record): stepped turn by turn, and
+        reviewed as nimmt review does, each decision marked, with the picture of regret;
+        its mistakes become puzzles at a click;
+      a puzzle set (a shipped set's name or a file): solved by clicking, chosen by theme
+        and difficulty.
+
+    The board answers on 127.0.0.1 only, at an address with a secret token for this run
+    (printed). Needs the board extra: pip install "nimmt[board]". Ctrl-C stops the server.
+
+    \b
+    Examples:
       nimmt board example
+      nimmt board g/game-000000.json
+      nimmt board two-player-endgames
     """
     import socket
     import webbrowser
@@ -1543,11 +1553,16 @@ def board(position: str | None, port: int, host: str, no_browser: bool) -> None:
     try:
         import uvicorn
 
+        from .puzzles.boardview import puzzle_view
         from .solver.faces import board as web
+        from .solver.faces.boardgame import game_view
     except ImportError as e:
         _fail(f"nimmt board needs the board extra ({e.name} is missing): "
               "pip install \"nimmt[board]\"")
-    notation = format_position(load_position(position)) if position else None
+    kind, loaded = _board_source(source)
+    notation = loaded if kind == "position" else None
+    views = (puzzle_view(loaded if kind == "puzzles" else None),) + (
+        (game_view(loaded, source or ""),) if kind == "game" else ())
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -1564,7 +1579,8 @@ def board(position: str | None, port: int, host: str, no_browser: bool) -> None:
     token = web.new_token()
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/?token={token}"
-    app = web.board_app(web.Guard.local(token, shown, port), notation)
+    app = web.board_app(web.Guard.local(token, shown, port), notation, views=views,
+                        start_view=kind)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     click.echo(f"nimmt board: open {url}  (Ctrl-C stops)")
     if not no_browser:
@@ -1577,6 +1593,30 @@ def board(position: str | None, port: int, host: str, no_browser: bool) -> None:
         listener.close()
     click.echo("nimmt: interrupted", err=True)  # the server ends only by a signal
     sys.exit(130)
+
+
+def _board_source(source: str | None) -> tuple[str, Any]:
+    """What ``nimmt board SOURCE`` opens: ("position", notation or None), ("game",
+    record) or ("puzzles", the set's name or path); a bad one is one line (exit 2)."""
+    from .puzzles.files import FORMAT as PUZZLES_FORMAT
+    from .puzzles.files import load_set, shipped_sets
+    from .solver.base.fileio import read_json
+    from .solver.players.records import FORMAT as GAME_FORMAT
+    from .solver.players.records import RECORD_LIMIT, load_record
+
+    if source is None:
+        return "position", None
+    if source in shipped_sets():
+        return "puzzles", source
+    if os.path.isfile(source) and source.endswith(".json"):
+        data = read_json(source, "board file", RECORD_LIMIT)
+        kind = data.get("format") if isinstance(data, dict) else None
+        if kind == GAME_FORMAT:
+            return "game", load_record(source)
+        if kind == PUZZLES_FORMAT:
+            load_set(source)  # checked now: a bad set is one line before the server starts
+            return "puzzles", source
+    return "position", format_position(load_position(source))
 
 
 # ---------------------------------------------------------------- puzzles

@@ -33,6 +33,7 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -47,12 +48,14 @@ from ..positions.position import EXAMPLES, Position, format_position, parse_posi
 from .options import AnalyseOptions
 from .queries import analyse_reporting, stopped_json
 
-__all__ = ["BODY_LIMIT", "Cancelled", "Guard", "Job", "Jobs", "STATIC_FILES", "board_app",
-           "new_token", "position_json"]
+__all__ = ["BODY_LIMIT", "Board", "Cancelled", "Guard", "Handler", "Job", "Jobs", "NotFound",
+           "STATIC_FILES", "View", "ViewMaker", "Work", "analysis", "board_app",
+           "board_position", "cards_json", "new_token", "one_line", "position_json"]
 
 BODY_LIMIT = 64 * 1024   # bytes a request body may have
 KEEP_JOBS = 256          # finished analyses kept for the page to fetch; the oldest go first
-STATIC_FILES = {"board.js": "text/javascript", "board.css": "text/css"}
+STATIC_FILES = {"board.js": "text/javascript", "game.js": "text/javascript",
+                "puzzles.js": "text/javascript", "board.css": "text/css"}
 TOKEN_HEADER = "x-nimmt-token"
 # the analysis options the page may set (the engine protocol's names)
 ANALYSE_PARAMS = ("position", "opponents", "method", "samples", "seed", "time_limit",
@@ -85,7 +88,8 @@ def board_position(text: Any) -> Position:
     return parse_position(text)
 
 
-def _cards(cards: Any) -> list[dict[str, int]]:
+def cards_json(cards: Any) -> list[dict[str, int]]:
+    """Cards as the page draws them: each with its cows."""
     return [{"card": c, "cows": card_cows(c)} for c in cards]
 
 
@@ -93,10 +97,10 @@ def position_json(position: Position) -> dict[str, Any]:
     """What the page draws: rows and hands as cards with their cows, and the notation."""
     return {"notation": format_position(position), "variant": str(position.variant),
             "players": position.players, "placement": str(position.placement),
-            "cards_left": position.cards_left, "rows": [_cards(r) for r in position.rows],
-            "hand": _cards(position.hand),
-            "others": [None if h is None else _cards(h) for h in position.hands[1:]],
-            "gone": _cards(position.gone), "turn": list(position.turn)}
+            "cards_left": position.cards_left, "rows": [cards_json(r) for r in position.rows],
+            "hand": cards_json(position.hand),
+            "others": [None if h is None else cards_json(h) for h in position.hands[1:]],
+            "gone": cards_json(position.gone), "turn": list(position.turn)}
 
 
 # ---------------------------------------------------------------- analyses off the request path
@@ -116,6 +120,7 @@ class Job:
     error: str | None = None
     seconds: float = 0.0
     cancel: threading.Event = field(default_factory=threading.Event)
+    value: Any = None   # the work's Python answer (a game review), for later requests
 
     def to_json(self) -> dict[str, Any]:
         """The page's view of the job."""
@@ -134,52 +139,48 @@ class Job:
         return advance
 
 
+Work = Callable[[Job], "dict[str, Any] | None"]
+
+
 class Jobs:
-    """Analyses run by ``workers`` threads; more wait in a queue. Finished jobs are kept
-    (at most KEEP_JOBS) for the page to fetch."""
+    """Long work (analyses, reviews) run by ``workers`` threads; more waits in a queue.
+    Finished jobs are kept (at most KEEP_JOBS) for the page to fetch."""
 
     def __init__(self, workers: int = 2) -> None:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="board")
         self.jobs: OrderedDict[str, Job] = OrderedDict()
         self.lock = threading.Lock()
 
-    def submit(self, params: Mapping[str, Any]) -> Job:
-        """Check the request now (a bad one raises ``NimmtError``, for a 400), then queue it."""
-        request = {k: v for k, v in params.items() if k in ANALYSE_PARAMS}
-        unknown = sorted(set(params) - set(ANALYSE_PARAMS))
-        if unknown:
-            raise NimmtError(f"unknown analysis option {unknown[0]!r}; the board sends "
-                             f"{', '.join(ANALYSE_PARAMS)}")
-        request["position"] = format_position(board_position(params.get("position")))
-        request.setdefault("time_limit", BOARD_TIME_LIMIT)
-        options = AnalyseOptions.from_request(request)  # the CLI's checks and messages
-        job = Job(uuid.uuid4().hex, request)
+    def submit(self, params: Mapping[str, Any], work: Work) -> Job:
+        """Queue ``work(job)``, whose return value is the job's result (JSON). It reports
+        progress by ``job.step``; ``Cancelled``, ``SearchStopped`` and ``NimmtError`` end it
+        with one line (a stopped search may leave a partial ``job.result``)."""
+        job = Job(uuid.uuid4().hex, dict(params))
         with self.lock:
             self.jobs[job.id] = job
             while len(self.jobs) > KEEP_JOBS:
                 oldest = next(iter(self.jobs))
                 self.jobs.pop(oldest).cancel.set()
-        self.pool.submit(self._run, job, options)
+        self.pool.submit(self._run, job, work)
         return job
 
-    def _run(self, job: Job, options: AnalyseOptions) -> None:
+    def _run(self, job: Job, work: Work) -> None:
         if job.cancel.is_set():
             job.state = "cancelled"
             return
         job.state = "running"
         start = time.perf_counter()
         try:
-            job.result = analyse_reporting(options.arguments(), job.step).to_json()
+            job.result = work(job)
             job.state = "done"
         except Cancelled:
             job.state = "cancelled"
         except SearchStopped as e:
-            job.error, job.state = _one_line(str(e)), "stopped"
-            job.result = stopped_json(e, options.position, options.opponents)
+            job.error, job.state = one_line(str(e)), "stopped"
         except NimmtError as e:
-            job.error, job.state = _one_line(str(e)), "failed"
+            job.error, job.state = one_line(str(e)), "failed"
         except Exception as e:  # never a traceback on the page: one line, and the server goes on
-            job.error, job.state = f"internal error: {type(e).__name__}: {_one_line(str(e))}", \
+            job.error, job.state = f"internal error: {type(e).__name__}: {one_line(str(e))}", \
                 "failed"
         finally:
             job.seconds = time.perf_counter() - start
@@ -197,7 +198,29 @@ class Jobs:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _one_line(text: str) -> str:
+def analysis(params: Mapping[str, Any]) -> tuple[dict[str, Any], Work]:
+    """A request for ``nimmt analyse``, checked now (a bad one raises ``NimmtError``, for a
+    400): the request as it will run and the work that runs it."""
+    request = {k: v for k, v in params.items() if k in ANALYSE_PARAMS}
+    unknown = sorted(set(params) - set(ANALYSE_PARAMS))
+    if unknown:
+        raise NimmtError(f"unknown analysis option {unknown[0]!r}; the board sends "
+                         f"{', '.join(ANALYSE_PARAMS)}")
+    request["position"] = format_position(board_position(params.get("position")))
+    request.setdefault("time_limit", BOARD_TIME_LIMIT)
+    options = AnalyseOptions.from_request(request)  # the CLI's checks and messages
+
+    def work(job: Job) -> dict[str, Any]:
+        try:
+            return analyse_reporting(options.arguments(), job.step).to_json()
+        except SearchStopped as e:
+            job.result = stopped_json(e, options.position, options.opponents)
+            raise
+    return request, work
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, at most 500 characters (a message for the page)."""
     return " ".join(text.split())[:500]
 
 
@@ -265,27 +288,72 @@ def _static(name: str) -> bytes:
     return resources.files(__package__).joinpath("board_static", name).read_bytes()
 
 
-def board_app(guard: Guard, initial: str | None = None, workers: int = 2) -> Starlette:
-    """The board's web application. ``initial``: the position the page opens with (the
-    notation or an example's name)."""
-    jobs = Jobs(workers)
-    first = format_position(board_position(initial)) if initial else EXAMPLES["example"]
+Handler = Callable[[Request, "dict[str, Any]"], Any]
 
-    def api(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+
+class NotFound(NimmtError):
+    """A request for something the board does not hold (a 404 with this line)."""
+
+
+@dataclass
+class Board:
+    """What a view of the board is built with: the guard every request passes, the jobs
+    long work runs on, and ``shared``, where one view leaves what another uses (the game
+    view's last review, which the puzzles view makes puzzles of)."""
+
+    guard: Guard
+    jobs: Jobs
+    shared: dict[str, Any] = field(default_factory=dict)
+
+    def api(self, path: str, handler: Handler, methods: tuple[str, ...] = ("GET",)) -> Route:
+        """An API route: the guard's checks, the body read as a JSON object (POST), the
+        handler's answer as JSON; a ``NimmtError`` is a 400 (``NotFound`` a 404) with its
+        one line, never a traceback."""
         async def endpoint(request: Request) -> Response:
-            refused = guard.refusal(request)
+            refused = self.guard.refusal(request)
             if refused is not None:
                 return refused
             try:
                 body = await _body(request) if request.method == "POST" else {}
-                return JSONResponse(handler(request, body))
+                # off the event loop: a handler may solve a little (a puzzle's line)
+                return JSONResponse(await run_in_threadpool(handler, request, body))
             except _TooLarge:
                 return _error(413, f"a request body may have at most {BODY_LIMIT:,} bytes")
-            except _NotFound:
-                return _error(404, "no such analysis (finished ones are kept for a while)")
+            except NotFound as e:
+                return _error(404, one_line(str(e)))
             except NimmtError as e:
-                return _error(400, _one_line(str(e)))
-        return endpoint
+                return _error(400, one_line(str(e)))
+        return Route(path, endpoint, methods=list(methods))
+
+    def job(self, job_id: Any) -> Job:
+        """A kept job by its id (``NotFound`` otherwise)."""
+        found = self.jobs.get(job_id) if isinstance(job_id, str) else None
+        if found is None:
+            raise NotFound("no such job (finished ones are kept for a while)")
+        return found
+
+
+@dataclass(frozen=True)
+class View:
+    """A part of the board beside the position: its tab's ``name``, its API ``routes``, and
+    ``info``, what ``/api/info`` tells the page about it (under ``views``)."""
+
+    name: str
+    routes: tuple[Route, ...]
+    info: Mapping[str, Any]
+
+
+ViewMaker = Callable[[Board], View]
+
+
+def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
+              views: tuple[ViewMaker, ...] = (), start_view: str = "position") -> Starlette:
+    """The board's web application. ``initial``: the position the page opens with (the
+    notation or an example's name); ``views``: the other parts (a game, puzzles), made
+    with the board's guard and jobs; ``start_view``: the tab the page opens on."""
+    board = Board(guard, Jobs(workers))
+    first = format_position(board_position(initial)) if initial else EXAMPLES["example"]
+    made = [make(board) for make in views]
 
     async def page(request: Request) -> Response:
         refused = guard.refusal(request)
@@ -308,42 +376,41 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2) -> Sta
     def info(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         return {"position": first, "examples": EXAMPLES,
                 "models": values(Model), "bots": sorted(BOT_NAMES),
-                "methods": values(Method), "time_limit": BOARD_TIME_LIMIT}
+                "methods": values(Method), "time_limit": BOARD_TIME_LIMIT,
+                "views": {view.name: dict(view.info) for view in made},
+                "start": start_view if any(v.name == start_view for v in made) else "position"}
 
     def position(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         return position_json(board_position(body.get("position")))
 
     def analyse(request: Request, body: dict[str, Any]) -> dict[str, Any]:
-        return jobs.submit(body).to_json()
+        return board.jobs.submit(*analysis(body)).to_json()
 
     def job(request: Request, body: dict[str, Any]) -> dict[str, Any]:
-        found = jobs.get(request.path_params["job"])
-        if found is None:
-            raise _NotFound
+        found = board.job(request.path_params["job"])
         if request.method == "DELETE":
             found.cancel.set()
         return found.to_json()
 
     routes = [Route("/", page), Route("/static/{name}", static),
-              Route("/api/info", api(info)),
-              Route("/api/position", api(position), methods=["POST"]),
-              Route("/api/analyse", api(analyse), methods=["POST"]),
-              Route("/api/jobs/{job}", api(job), methods=["GET", "DELETE"])]
+              board.api("/api/info", info),
+              board.api("/api/position", position, ("POST",)),
+              board.api("/api/analyse", analyse, ("POST",)),
+              board.api("/api/jobs/{job}", job, ("GET", "DELETE"))]
+    for view in made:
+        routes.extend(view.routes)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        jobs.shutdown()
+        board.jobs.shutdown()
 
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.jobs = jobs
+    app.state.jobs = board.jobs
+    app.state.board = board
     return app
 
 
-class _NotFound(Exception):
-    pass
-
-
-# the page loads nothing from elsewhere, and is not framed by another site
 _SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                "frame-ancestors 'none'",

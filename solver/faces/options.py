@@ -28,7 +28,8 @@ from ..positions.draft import DraftPosition, load_any
 from ..positions.position import Position
 
 __all__ = ["OBJECTIVES", "AnalyseOptions", "BadValue", "default_memory",
-           "parse_size", "physical_memory"]
+           "parse_size", "physical_memory", "request_cards", "request_int", "request_seconds",
+           "take_params"]
 
 OBJECTIVES = ("cows", "margin", "win")
 SIZE_UNITS = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
@@ -314,3 +315,60 @@ def _request_values(params: Mapping[str, Any], method: str) -> dict[str, tuple[s
         if value is not False:
             out[name] = (str(key), value)
     return out
+
+
+# ---------------------------------------------------------------- other requests' params
+# The engine protocol's and the board's readers of a JSON request's other params; ``error``:
+# the NimmtError class a face answers bad params with (the protocol's: its -32602).
+
+def take_params(params: Mapping[str, Any], allowed: tuple[str, ...], method: str,
+                error: type[NimmtError] = NimmtError) -> dict[str, Any]:
+    """The params by name (``time-limit`` and ``time_limit`` alike); unknown names refused."""
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        name = str(key).replace("-", "_")
+        if name not in allowed:
+            raise error(f"{method} has no parameter {str(key)[:40]!r}; its parameters: "
+                        f"{', '.join(allowed)}")
+        out[name] = value
+    return out
+
+
+def request_int(params: Mapping[str, Any], name: str, low: int, high: int, default: Any,
+                error: type[NimmtError] = NimmtError) -> Any:
+    """``params[name]``, a whole number low..high, or ``default`` when it is absent."""
+    value = params.get(name, default)
+    if value is None or value is default:
+        return value
+    if type(value) is not int or not low <= value <= high:
+        raise error(f"{name} must be a whole number {low}..{high:,}; got "
+                    f"{_json(value)[:40]}")
+    return value
+
+
+def request_seconds(params: Mapping[str, Any], name: str = "time_limit",
+                    error: type[NimmtError] = NimmtError) -> float | None:
+    """``params[name]``, a number of seconds above 0, or None when it is absent."""
+    value = params.get(name)
+    if value is None:
+        return None
+    if type(value) not in (int, float) or not (0 < value < 10**9):
+        raise error(f"{name} must be a number of seconds above 0; got {_json(value)[:40]}")
+    return float(value)
+
+
+def request_cards(params: Mapping[str, Any], name: str,
+                  error: type[NimmtError] = NimmtError) -> list[int] | None:
+    """``params[name]``: whole numbers, a JSON list or separated by commas; None when absent."""
+    value = params.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        items = value.split(",")
+        if not all(i.isascii() and i.lstrip("-").isdigit() for i in items):
+            raise error(f"{name} takes whole numbers, a list or separated by commas; got "
+                        f"{value[:40]!r}")
+        return [int(i) for i in items]
+    if not isinstance(value, list) or not all(type(c) is int for c in value):
+        raise error(f"{name} takes a list of whole numbers; got {_json(value)[:40]}")
+    return value

@@ -28,6 +28,7 @@ import json
 import signal
 import threading
 from collections.abc import Callable, Mapping
+from functools import partial
 from importlib import metadata
 from typing import IO, Any
 
@@ -39,7 +40,13 @@ from ..base.notice import work_clock
 from ..players.bots import BOT_NAMES, PARAMETERS, parse_bot
 from ..positions.position import Position, load_position
 from ..search.draftsearch import DRAFTERS
-from .options import AnalyseOptions
+from .options import (
+    AnalyseOptions,
+    request_cards,
+    request_int,
+    request_seconds,
+    take_params,
+)
 from .queries import analyse_reporting, bot_answer, review_answer, stopped_json
 
 __all__ = ["INTERNAL_ERROR", "INTERRUPTED", "INVALID_PARAMS", "INVALID_REQUEST",
@@ -77,51 +84,10 @@ def _one_line(text: str) -> str:
 
 # ---------------------------------------------------------------- params
 
-def _take(params: dict[str, Any], allowed: tuple[str, ...], method: str) -> dict[str, Any]:
-    """The params by name (``time-limit`` and ``time_limit`` alike); unknown names refused."""
-    out: dict[str, Any] = {}
-    for key, value in params.items():
-        name = str(key).replace("-", "_")
-        if name not in allowed:
-            raise ParamsError(f"{method} has no parameter {str(key)[:40]!r}; its parameters: "
-                              f"{', '.join(allowed)}")
-        out[name] = value
-    return out
-
-
-def _int(params: Mapping[str, Any], name: str, low: int, high: int, default: Any) -> Any:
-    value = params.get(name, default)
-    if value is None or value is default:
-        return value
-    if type(value) is not int or not low <= value <= high:
-        raise ParamsError(f"{name} must be a whole number {low}..{high:,}; got "
-                          f"{json.dumps(value)[:40]}")
-    return value
-
-
-def _seconds(params: Mapping[str, Any], name: str = "time_limit") -> float | None:
-    value = params.get(name)
-    if value is None:
-        return None
-    if type(value) not in (int, float) or not (0 < value < 10**9):
-        raise ParamsError(f"{name} must be a number of seconds above 0; got "
-                          f"{json.dumps(value)[:40]}")
-    return float(value)
-
-
-def _cards(params: Mapping[str, Any], name: str) -> list[int] | None:
-    value = params.get(name)
-    if value is None:
-        return None
-    if isinstance(value, str):
-        items = value.split(",")
-        if not all(i.isascii() and i.lstrip("-").isdigit() for i in items):
-            raise ParamsError(f"{name} takes whole numbers, a list or separated by commas; got "
-                              f"{value[:40]!r}")
-        return [int(i) for i in items]
-    if not isinstance(value, list) or not all(type(c) is int for c in value):
-        raise ParamsError(f"{name} takes a list of whole numbers; got {json.dumps(value)[:40]}")
-    return value
+_take = partial(take_params, error=ParamsError)
+_int = partial(request_int, error=ParamsError)
+_seconds = partial(request_seconds, error=ParamsError)
+_cards = partial(request_cards, error=ParamsError)
 
 
 def _position(params: Mapping[str, Any]) -> Position:

@@ -32,8 +32,8 @@ from ..base.rules import (
 from ..positions.draft import ORDERS, ROUND_ROBIN, picker
 from ..positions.position import Position
 
-__all__ = ["FORMAT", "VERSION", "GameRecorder", "RecordTurn", "ReplayedRound", "build_record",
-           "game_file_name", "load_record", "replay", "replay_draft", "save_record",
+__all__ = ["FORMAT", "RECORD_LIMIT", "VERSION", "GameRecorder", "RecordTurn", "ReplayedRound",
+           "build_record", "game_file_name", "load_record", "replay", "replay_draft", "save_record",
            "validate_record"]
 
 FORMAT = "nimmt-game"

@@ -29,8 +29,9 @@ from .botmodel import analyse_any, is_model, opponent_spec
 from .bots import Moment
 from .records import RecordTurn, replay
 
-__all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "label_of", "regret_figure",
-           "regret_plot", "render_html", "render_text", "review_card", "review_game", "seat_view"]
+__all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "judge_model", "label_of",
+           "regret_figure", "regret_plot", "render_html", "render_text", "review_card",
+           "review_game", "seat_view"]
 
 # (lowest regret, label), most severe first; below the last: "ok"; no regret: "best"
 LABELS = ((3.0, "blunder"), (1.0, "mistake"), (0.3, "inaccuracy"))
@@ -187,7 +188,7 @@ def _option_label(moment: Moment, option: int) -> str:
     return "right end" if tie == 0 else "left end"
 
 
-def _judge_model(opponents: str) -> str:
+def judge_model(opponents: str) -> str:
     """The opponent model a review judges against: random, worst, or a bot's name in its
     canonical form (a bad name or a model review does not take: one line)."""
     if is_model(opponents) and opponents not in (Model.RANDOM, Model.WORST):
@@ -205,7 +206,7 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     of each round on (forced last cards skipped). Ctrl-C raises errors.SearchInterrupted
     whose ``partial`` is the review of the decisions judged (``complete`` False).
     ``time_limit``: seconds per analysis."""
-    opponents = _judge_model(opponents)
+    opponents = judge_model(opponents)
     rounds = replay(record)
     n = record["players"]
     chosen = tuple(range(n)) if seats is None else tuple(seats)
@@ -261,7 +262,7 @@ def review_card(position: Position, card: int, opponents: str = "random",
                 max_nodes: int = DEFAULT_MAX_NODES) -> Decision:
     """One card decision judged as ``review_game`` judges it: player 1 of ``position``
     played ``card`` (round, turn and seat 0: a position alone)."""
-    opponents = _judge_model(opponents)
+    opponents = judge_model(opponents)
     if card not in position.hand:
         raise NimmtError(f"card {card} is not in player 1's hand "
                          f"({','.join(map(str, position.hand))})")

@@ -33,17 +33,37 @@ function cardElement(c) {
   return el;
 }
 
-function draw() {
-  const rows = $("rows");
-  rows.replaceChildren();
-  position.rows.forEach((row, i) => {
+// Rows drawn into `box` (the rows' JSON: a list of rows of cards), each labelled with its cows.
+function drawRows(box, rows) {
+  box.replaceChildren();
+  rows.forEach((row, i) => {
     const line = document.createElement("div");
     line.className = "row";
     const cows = row.reduce((s, c) => s + c.cows, 0);
     line.innerHTML = `<span class="label">row ${i + 1}<br>${cows} cows</span>`;
     row.forEach((c) => line.appendChild(cardElement(c)));
-    rows.appendChild(line);
+    box.appendChild(line);
   });
+}
+
+// The other players' hands (known ones as small cards) into `box`.
+function drawOthers(box, others) {
+  box.replaceChildren();
+  others.forEach((h, i) => {
+    const title = document.createElement("h2");
+    title.textContent = `Player ${i + 2}` + (h ? "" : ": hand hidden");
+    box.appendChild(title);
+    if (h) {
+      const cards = document.createElement("div");
+      cards.className = "cards small";
+      h.forEach((c) => cards.appendChild(cardElement(c)));
+      box.appendChild(cards);
+    }
+  });
+}
+
+function draw() {
+  drawRows($("rows"), position.rows);
   $("facts").textContent = `${position.variant}, ${position.players} players, ` +
     `${position.placement} placement, ${position.cards_left} cards each` +
     (position.turn.length ? `; row choice for card ${position.turn.join(",")}` : "");
@@ -54,19 +74,7 @@ function draw() {
     el.addEventListener("click", () => { chosen = c.card; showDetail(); });
     hand.appendChild(el);
   });
-  const others = $("others");
-  others.replaceChildren();
-  position.others.forEach((h, i) => {
-    const title = document.createElement("h2");
-    title.textContent = `Player ${i + 2}` + (h ? "" : ": hand hidden");
-    others.appendChild(title);
-    if (h) {
-      const box = document.createElement("div");
-      box.className = "cards small";
-      h.forEach((c) => box.appendChild(cardElement(c)));
-      others.appendChild(box);
-    }
-  });
+  drawOthers($("others"), position.others);
   const gone = $("gone");
   gone.replaceChildren();
   position.gone.forEach((c) => gone.appendChild(cardElement(c)));
@@ -224,6 +232,47 @@ function options(select, names) {
   });
 }
 
+// The tabs: one view shown at a time; the others keep their state.
+function showView(name) {
+  document.querySelectorAll(".view").forEach((v) => { v.hidden = v.id !== `view-${name}`; });
+  document.querySelectorAll("#tabs button").forEach((b) => b.classList.toggle("on", b.dataset.view === name));
+  $("load").hidden = name !== "position";
+  document.body.dataset.view = name;
+}
+
+// Open a position (the notation) on the Position tab and analyse it.
+async function openPosition(notation) {
+  showView("position");
+  await load(notation);
+  if (position) $("go").click();
+}
+
+// Follow a job until it ends: onUpdate(job) after each poll (progress, then the result).
+async function watch(id, onUpdate) {
+  let current;
+  try {
+    current = await call("GET", `/api/jobs/${id}`);
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  onUpdate(current);
+  if (current.state === "running" || current.state === "queued") setTimeout(() => watch(id, onUpdate), 250);
+}
+
+// A progress bar and its text (ids `${prefix}-progress`, `-bar`, `-progress-text`) for a job.
+function showProgress(prefix, current) {
+  const running = current.state === "running" || current.state === "queued";
+  $(`${prefix}-progress`).hidden = !running;
+  const p = current.progress;
+  $(`${prefix}-bar`).value = p.total ? p.done / p.total : 0;
+  $(`${prefix}-progress-text`).textContent = p.total ? `${p.done} of ${p.total} ${p.what}` : "starting";
+  return running;
+}
+
+window.nimmt = { call, $, cardElement, drawRows, drawOthers, fmt, showError, showView, openPosition,
+  watch, showProgress };
+
 async function start() {
   let info;
   try {
@@ -244,8 +293,15 @@ async function start() {
   });
   $("analyse").addEventListener("submit", analyse);
   $("cancel").addEventListener("click", async () => { if (job) job = await call("DELETE", `/api/jobs/${job.id}`); });
+  document.querySelectorAll("#tabs button").forEach((b) => {
+    b.hidden = b.dataset.view !== "position" && !(b.dataset.view in info.views);
+    b.addEventListener("click", () => showView(b.dataset.view));
+  });
+  if (info.views.game) window.nimmtGame.start(info);
+  if (info.views.puzzles) window.nimmtPuzzles.start(info);
+  showView(info.start);
   await load(info.position);
-  if (position) $("go").click();   // the first analysis starts at once
+  if (position && info.start === "position") $("go").click();   // the first analysis starts at once
 }
 
-start();
+document.addEventListener("DOMContentLoaded", start);
