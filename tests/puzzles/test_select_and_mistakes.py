@@ -123,7 +123,7 @@ def test_review_writes_the_puzzles_and_the_quiz_replays_them(runner, game_file, 
     result = invoke(runner, "review", game_file, "--player", "1", "--opponents", "worst",
                     "--from-turn", "5", "--puzzles", str(out))
     assert result.exit_code == 0, (result.output, result.stderr)
-    assert "review of a tactical game" in result.stdout  # the review itself, on stdout as without --puzzles
+    assert "review of a tactical game" in result.stdout  # the review, on stdout as before
     assert f"wrote {out}" in result.stderr  # the note on stderr, so stdout stays the review
     data = files.load_set(str(out))
     assert data.puzzles
