@@ -1556,6 +1556,7 @@ def board(source: str | None, port: int, host: str, no_browser: bool) -> None:
         from .puzzles.boardview import puzzle_view
         from .solver.faces import board as web
         from .solver.faces.boardgame import game_view
+        from .solver.faces.boardserver import Guard, new_token
     except ImportError as e:
         _fail(f"nimmt board needs the board extra ({e.name} is missing): "
               "pip install \"nimmt[board]\"")
@@ -1576,10 +1577,10 @@ def board(source: str | None, port: int, host: str, no_browser: bool) -> None:
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"nimmt board: warning: listening on {host}, not only on this machine; "
                    "anyone with the address and its token can use the board", err=True)
-    token = web.new_token()
+    token = new_token()
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/?token={token}"
-    app = web.board_app(web.Guard.local(token, shown, port), notation, views=views,
+    app = web.board_app(Guard.local(token, shown, port), notation, views=views,
                         start_view=kind)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     click.echo(f"nimmt board: open {url}  (Ctrl-C stops)")

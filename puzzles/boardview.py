@@ -21,7 +21,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ..solver.base.errors import NimmtError
-from ..solver.faces.board import Board, Job, NotFound, View, ViewMaker, position_json
+from ..solver.faces.boardserver import Board, Job, NotFound, View, ViewMaker, position_json
 from ..solver.faces.options import request_int, take_params
 from ..solver.players.review import GameReview
 from ..solver.positions.position import parse_position

@@ -7,13 +7,15 @@ from ``queries.analyse_answer`` with the options read by ``options.AnalyseOption
 analyse --format json`` prints for the same position, model and seed, and a bad position or
 option is the same one line.
 
-Analyses run off the request path (``Jobs``: a few worker threads), report progress, can be
-cancelled from the page (the progress callback of the search raises ``Cancelled`` at its
-next step) and get ``BOARD_TIME_LIMIT`` seconds when the page gives no time limit.
+Analyses run off the request path (``boardserver.Jobs``: a few worker threads), report
+progress, can be cancelled from the page (the progress callback of the search raises
+``Cancelled`` at its next step) and get ``BOARD_TIME_LIMIT`` seconds when the page gives no
+time limit. The other views (a game: ``boardgame``; puzzles: ``puzzles.boardview``) are
+``View``s the command line hands to ``board_app``.
 
-Secure by default (``Guard``): the server binds to 127.0.0.1; every API request carries the
-run's token (header ``X-Nimmt-Token``; the page itself ``?token=``); the Host header must
-name the server (DNS rebinding) and an Origin header, when sent, the server's own origin
+Secure by default (``boardserver.Guard``): the server binds to 127.0.0.1; every API request
+carries the run's token (header ``X-Nimmt-Token``; the page itself ``?token=``); the Host
+header must name the server (DNS rebinding) and an Origin header, when sent, the server's own origin
 (cross-site requests); request bodies are limited to ``BODY_LIMIT`` bytes and read as a JSON
 object, and a position from the page is the notation or a built-in example's name, never a
 file on this machine.
@@ -21,54 +23,41 @@ file on this machine.
 from __future__ import annotations
 
 import contextlib
-import secrets
-import threading
-import time
-import uuid
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from importlib import resources
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
-from ..base.deck import card_cows
 from ..base.defaults import BOARD_TIME_LIMIT
 from ..base.errors import NimmtError, SearchStopped
-from ..base.fileio import loads_strict
 from ..base.names import Method, Model, values
 from ..players.bots import BOT_NAMES
 from ..positions.position import EXAMPLES, Position, format_position, parse_position
+from .boardserver import (
+    SECURITY_HEADERS,
+    Board,
+    Guard,
+    Job,
+    Jobs,
+    ViewMaker,
+    Work,
+    error_response,
+    position_json,
+    static_file,
+)
 from .options import AnalyseOptions
 from .queries import analyse_reporting, stopped_json
 
-__all__ = ["BODY_LIMIT", "Board", "Cancelled", "Guard", "Handler", "Job", "Jobs", "NotFound",
-           "STATIC_FILES", "View", "ViewMaker", "Work", "analysis", "board_app",
-           "board_position", "cards_json", "new_token", "one_line", "position_json"]
+__all__ = ["ANALYSE_PARAMS", "STATIC_FILES", "analysis", "board_app", "board_position"]
 
-BODY_LIMIT = 64 * 1024   # bytes a request body may have
-KEEP_JOBS = 256          # finished analyses kept for the page to fetch; the oldest go first
 STATIC_FILES = {"board.js": "text/javascript", "game.js": "text/javascript",
                 "puzzles.js": "text/javascript", "board.css": "text/css"}
-TOKEN_HEADER = "x-nimmt-token"
 # the analysis options the page may set (the engine protocol's names)
 ANALYSE_PARAMS = ("position", "opponents", "method", "samples", "seed", "time_limit",
                   "objective", "turn")
-
-
-class Cancelled(Exception):
-    """An analysis cancelled from the page (raised inside the search's progress step)."""
-
-
-def new_token() -> str:
-    """A run's secret: the page's address carries it and every API request sends it back."""
-    return secrets.token_urlsafe(24)
 
 
 # ---------------------------------------------------------------- positions
@@ -88,115 +77,7 @@ def board_position(text: Any) -> Position:
     return parse_position(text)
 
 
-def cards_json(cards: Any) -> list[dict[str, int]]:
-    """Cards as the page draws them: each with its cows."""
-    return [{"card": c, "cows": card_cows(c)} for c in cards]
-
-
-def position_json(position: Position) -> dict[str, Any]:
-    """What the page draws: rows and hands as cards with their cows, and the notation."""
-    return {"notation": format_position(position), "variant": str(position.variant),
-            "players": position.players, "placement": str(position.placement),
-            "cards_left": position.cards_left, "rows": [cards_json(r) for r in position.rows],
-            "hand": cards_json(position.hand),
-            "others": [None if h is None else cards_json(h) for h in position.hands[1:]],
-            "gone": cards_json(position.gone), "turn": list(position.turn)}
-
-
 # ---------------------------------------------------------------- analyses off the request path
-
-@dataclass
-class Job:
-    """One analysis: its state (queued, running, done, stopped, failed, cancelled), its
-    progress and its answer (the JSON of ``nimmt analyse --format json``) or one line."""
-
-    id: str
-    params: dict[str, Any]
-    state: str = "queued"
-    what: str = ""
-    done: int = 0
-    total: int = 0
-    result: dict[str, Any] | None = None
-    error: str | None = None
-    seconds: float = 0.0
-    cancel: threading.Event = field(default_factory=threading.Event)
-    value: Any = None   # the work's Python answer (a game review), for later requests
-
-    def to_json(self) -> dict[str, Any]:
-        """The page's view of the job."""
-        return {"id": self.id, "state": self.state,
-                "progress": {"what": self.what, "done": self.done, "total": self.total},
-                "result": self.result, "error": self.error, "seconds": round(self.seconds, 3)}
-
-    def step(self, what: str, total: int) -> Callable[[int], None]:
-        """A progress callback for the search: counts, and stops the search when the job
-        is cancelled."""
-        def advance(n: int) -> None:
-            if self.cancel.is_set():
-                raise Cancelled
-            self.what, self.total = what, total
-            self.done += n
-        return advance
-
-
-Work = Callable[[Job], "dict[str, Any] | None"]
-
-
-class Jobs:
-    """Long work (analyses, reviews) run by ``workers`` threads; more waits in a queue.
-    Finished jobs are kept (at most KEEP_JOBS) for the page to fetch."""
-
-    def __init__(self, workers: int = 2) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="board")
-        self.jobs: OrderedDict[str, Job] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def submit(self, params: Mapping[str, Any], work: Work) -> Job:
-        """Queue ``work(job)``, whose return value is the job's result (JSON). It reports
-        progress by ``job.step``; ``Cancelled``, ``SearchStopped`` and ``NimmtError`` end it
-        with one line (a stopped search may leave a partial ``job.result``)."""
-        job = Job(uuid.uuid4().hex, dict(params))
-        with self.lock:
-            self.jobs[job.id] = job
-            while len(self.jobs) > KEEP_JOBS:
-                oldest = next(iter(self.jobs))
-                self.jobs.pop(oldest).cancel.set()
-        self.pool.submit(self._run, job, work)
-        return job
-
-    def _run(self, job: Job, work: Work) -> None:
-        if job.cancel.is_set():
-            job.state = "cancelled"
-            return
-        job.state = "running"
-        start = time.perf_counter()
-        try:
-            job.result = work(job)
-            job.state = "done"
-        except Cancelled:
-            job.state = "cancelled"
-        except SearchStopped as e:
-            job.error, job.state = one_line(str(e)), "stopped"
-        except NimmtError as e:
-            job.error, job.state = one_line(str(e)), "failed"
-        except Exception as e:  # never a traceback on the page: one line, and the server goes on
-            job.error, job.state = f"internal error: {type(e).__name__}: {one_line(str(e))}", \
-                "failed"
-        finally:
-            job.seconds = time.perf_counter() - start
-
-    def get(self, job_id: str) -> Job | None:
-        """The job of this id, if it is kept."""
-        with self.lock:
-            return self.jobs.get(job_id)
-
-    def shutdown(self) -> None:
-        """Cancel every job and stop the threads (each stops at its search's next step)."""
-        with self.lock:
-            for job in self.jobs.values():
-                job.cancel.set()
-        self.pool.shutdown(wait=False, cancel_futures=True)
-
 
 def analysis(params: Mapping[str, Any]) -> tuple[dict[str, Any], Work]:
     """A request for ``nimmt analyse``, checked now (a bad one raises ``NimmtError``, for a
@@ -219,132 +100,7 @@ def analysis(params: Mapping[str, Any]) -> tuple[dict[str, Any], Work]:
     return request, work
 
 
-def one_line(text: str) -> str:
-    """``text`` on one line, at most 500 characters (a message for the page)."""
-    return " ".join(text.split())[:500]
-
-
-# ---------------------------------------------------------------- the guard
-
-@dataclass
-class Guard:
-    """The checks every request passes: Host, Origin, token, body size."""
-
-    token: str
-    hosts: frozenset[str]   # host:port values the Host header may have
-
-    @classmethod
-    def local(cls, token: str, host: str, port: int) -> Guard:
-        """The names this server answers to on ``host``:``port``."""
-        names = {host, "127.0.0.1", "localhost"} if host in ("127.0.0.1", "localhost") \
-            else {host}
-        return cls(token, frozenset(f"{name}:{port}" for name in names))
-
-    def refusal(self, request: Request, token: bool = True) -> Response | None:
-        """None if the request may go on, else the response refusing it."""
-        if request.headers.get("host", "") not in self.hosts:
-            return _error(403, "this board answers only to its own address (Host header)")
-        origin = request.headers.get("origin")
-        if origin is not None and origin.removeprefix("http://") not in self.hosts:
-            return _error(403, "requests from other sites are refused (Origin header)")
-        if token:
-            given = request.headers.get(TOKEN_HEADER) or request.query_params.get("token", "")
-            if not secrets.compare_digest(given.encode(), self.token.encode()):
-                return _error(403, "the run's token is missing or wrong: open the address "
-                                   "nimmt board printed")
-        return None
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, at most BODY_LIMIT bytes; NimmtError otherwise."""
-    size = request.headers.get("content-length")
-    if size is not None and (not size.isdigit() or int(size) > BODY_LIMIT):
-        raise _TooLarge
-    data = b""
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > BODY_LIMIT:
-            raise _TooLarge
-    try:
-        body = loads_strict(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise NimmtError("the request body is not a JSON object") from None
-    if not isinstance(body, dict):
-        raise NimmtError("the request body is not a JSON object")
-    return body
-
-
-class _TooLarge(Exception):
-    pass
-
-
 # ---------------------------------------------------------------- the application
-
-def _static(name: str) -> bytes:
-    return resources.files(__package__).joinpath("board_static", name).read_bytes()
-
-
-Handler = Callable[[Request, "dict[str, Any]"], Any]
-
-
-class NotFound(NimmtError):
-    """A request for something the board does not hold (a 404 with this line)."""
-
-
-@dataclass
-class Board:
-    """What a view of the board is built with: the guard every request passes, the jobs
-    long work runs on, and ``shared``, where one view leaves what another uses (the game
-    view's last review, which the puzzles view makes puzzles of)."""
-
-    guard: Guard
-    jobs: Jobs
-    shared: dict[str, Any] = field(default_factory=dict)
-
-    def api(self, path: str, handler: Handler, methods: tuple[str, ...] = ("GET",)) -> Route:
-        """An API route: the guard's checks, the body read as a JSON object (POST), the
-        handler's answer as JSON; a ``NimmtError`` is a 400 (``NotFound`` a 404) with its
-        one line, never a traceback."""
-        async def endpoint(request: Request) -> Response:
-            refused = self.guard.refusal(request)
-            if refused is not None:
-                return refused
-            try:
-                body = await _body(request) if request.method == "POST" else {}
-                # off the event loop: a handler may solve a little (a puzzle's line)
-                return JSONResponse(await run_in_threadpool(handler, request, body))
-            except _TooLarge:
-                return _error(413, f"a request body may have at most {BODY_LIMIT:,} bytes")
-            except NotFound as e:
-                return _error(404, one_line(str(e)))
-            except NimmtError as e:
-                return _error(400, one_line(str(e)))
-        return Route(path, endpoint, methods=list(methods))
-
-    def job(self, job_id: Any) -> Job:
-        """A kept job by its id (``NotFound`` otherwise)."""
-        found = self.jobs.get(job_id) if isinstance(job_id, str) else None
-        if found is None:
-            raise NotFound("no such job (finished ones are kept for a while)")
-        return found
-
-
-@dataclass(frozen=True)
-class View:
-    """A part of the board beside the position: its tab's ``name``, its API ``routes``, and
-    ``info``, what ``/api/info`` tells the page about it (under ``views``)."""
-
-    name: str
-    routes: tuple[Route, ...]
-    info: Mapping[str, Any]
-
-
-ViewMaker = Callable[[Board], View]
-
 
 def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
               views: tuple[ViewMaker, ...] = (), start_view: str = "position") -> Starlette:
@@ -360,8 +116,8 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
         if refused is not None:
             return Response(refused.body, status_code=refused.status_code,
                             media_type="application/json")
-        return Response(_static("index.html"), media_type="text/html",
-                        headers=_SECURITY_HEADERS)
+        return Response(static_file("index.html"), media_type="text/html",
+                        headers=SECURITY_HEADERS)
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -369,9 +125,9 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
         if refused is not None:
             return refused
         if name not in STATIC_FILES:
-            return _error(404, "no such file")
-        return Response(_static(name), media_type=STATIC_FILES[name],
-                        headers=_SECURITY_HEADERS)
+            return error_response(404, "no such file")
+        return Response(static_file(name), media_type=STATIC_FILES[name],
+                        headers=SECURITY_HEADERS)
 
     def info(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         return {"position": first, "examples": EXAMPLES,
@@ -411,7 +167,3 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
     return app
 
 
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}

@@ -21,7 +21,7 @@ from ..base.rules import HAND_SIZE
 from ..players.records import replay
 from ..players.review import GameReview, judge_model, regret_figure, review_game, seat_view
 from ..positions.position import format_position
-from .board import Board, Job, View, ViewMaker, cards_json, position_json
+from .boardserver import Board, Job, View, ViewMaker, cards_json, position_json
 from .options import request_cards, request_int, request_seconds, take_params
 
 __all__ = ["REVIEW_PARAMS", "REVIEW_TIME_LIMIT", "game_steps", "game_view", "review_json"]

@@ -5,7 +5,8 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
-from nimmt.solver.faces.board import BODY_LIMIT, Guard, board_app, new_token
+from nimmt.solver.faces.board import board_app
+from nimmt.solver.faces.boardserver import BODY_LIMIT, Guard, new_token
 
 from cli_checks import invoke
 

@@ -1,6 +1,8 @@
 """The board in a real headless Chromium: `nimmt board example` started as a user starts it,
 the page's badges read and held against `nimmt analyse --format json`, a card clicked, a
-bad position pasted, and Ctrl-C on the terminal. Debian's chromium is needed (.ci/run
+bad position pasted, and Ctrl-C on the terminal; `nimmt board GAME` stepped through a game
+and its review's marks held against `nimmt review --format json`, a puzzle answered by a
+click, and the review's mistakes opened as puzzles. Debian's chromium is needed (.ci/run
 installs it); without it the module is skipped, saying so."""
 import json
 import os
@@ -21,30 +23,51 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 SHOTS = os.environ.get("NIMMT_BOARD_SCREENSHOTS")  # a folder: the docs' screenshots are made
 
 
-@pytest.fixture(scope="module")
-def board(compiled_kernels):
-    process = subprocess.Popen([sys.executable, "-m", "nimmt.cli", "board", "example",
+def start_board(source):
+    """``nimmt board SOURCE --no-browser`` as a user starts it: the process and its address."""
+    process = subprocess.Popen([sys.executable, "-m", "nimmt.cli", "board", source,
                                 "--no-browser"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     line = process.stdout.readline()
     url = re.search(r"http://\S+", line)
     assert url, (line, process.stderr.read() if process.poll() is not None else "")
-    yield process, url.group(0)
+    return process, url.group(0)
+
+
+def stop(process):
     if process.poll() is None:
         process.kill()
         process.wait()
 
 
 @pytest.fixture(scope="module")
-def page(board):
+def board(compiled_kernels):
+    process, url = start_board("example")
+    yield process, url
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        # the page forbids eval (its CSP); the test's own waits evaluate expressions
-        page = browser.new_page(viewport={"width": 1200, "height": 760}, bypass_csp=True)
-        page.goto(board[1])
-        yield page
+        yield browser
         browser.close()
+
+
+def open_page(browser, url, height=760):
+    # the page forbids eval (its CSP); the test's own waits evaluate expressions
+    page = browser.new_page(viewport={"width": 1200, "height": height}, bypass_csp=True)
+    page.goto(url)
+    return page
+
+
+@pytest.fixture(scope="module")
+def page(board, browser):
+    page = open_page(browser, board[1])
+    yield page
+    page.close()
 
 
 def cli_json(*args):
@@ -127,3 +150,115 @@ def test_ctrl_c_on_the_terminal_stops_the_board_with_130(board, page):
             process.kill()
     assert code == 130 and process.stderr.read().strip().endswith("nimmt: interrupted")
     time.sleep(0.1)
+
+
+# ---------------------------------------------------------------- a game and puzzles
+
+@pytest.fixture(scope="module")
+def game_file(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("games")
+    subprocess.run([sys.executable, "-m", "nimmt.cli", "simulate", "--variant", "tactical",
+                    "--players", "2", "--bots", "random,closest", "--games", "1",
+                    "--one-round", "--seed", "5", "--save-games", str(folder)],
+                   check=True, capture_output=True)
+    return str(next(folder.glob("*.json")))
+
+
+@pytest.fixture(scope="module")
+def game_page(compiled_kernels, game_file, browser):
+    process, url = start_board(game_file)
+    page = open_page(browser, url, height=900)
+    yield page
+    page.close()
+    stop(process)
+
+
+def test_a_game_step_shows_the_turn_and_the_review_s_marks(game_page, game_file):
+    page = game_page
+    page.wait_for_selector("#game-seats .seat")
+    assert page.is_visible("#view-game") and page.is_hidden("#view-position")
+    record = json.loads(open(game_file).read())
+    for turn in range(3):   # step by step: each seat's played card is the record's
+        played = page.eval_on_selector_all("#game-seats .card.played",
+                                           "els => els.map(e => Number(e.dataset.card))")
+        assert played == record["rounds"][0]["turns"][turn]["cards"]
+        page.click("#game-next")
+    page.select_option("#review-opponents", "worst")
+    page.fill("#review-from", "5")
+    page.click("#review-go")
+    page.wait_for_function("document.body.dataset.review == 'done'", timeout=300_000)
+    done = subprocess.run([sys.executable, "-m", "nimmt.cli", "review", game_file,
+                           "--opponents", "worst", "--from-turn", "5", "--seed", "0",
+                           "--format", "json"], capture_output=True, text=True, check=True)
+    theirs = json.loads(done.stdout)["decisions"]
+    page.click("#game-last")
+    for _ in range(4):
+        page.click("#game-prev")   # turn 6: a card each, judged
+    assert "turn 6 of 10" in page.inner_text("#game-where")
+    marks = page.eval_on_selector_all(
+        "#game-seats .seat", "els => els.map(e => [Number(e.dataset.player), "
+        "e.querySelector('.card.played .badge.mark')?.dataset.label])")
+    assert marks == [[d["player"], d["label"]] for d in theirs
+                     if d["turn"] == 6 and d["kind"] == "card"]
+    assert page.is_visible("#review-picture")
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, "board-game.png"))
+
+
+def test_a_puzzle_is_answered_by_a_click(game_page):
+    from nimmt.puzzles.files import load_set
+
+    page = game_page
+    page.click("#tabs button[data-view=puzzles]")
+    page.wait_for_selector("#puzzle-hand .card")
+    shown = load_set(page.input_value("#puzzle-set"))
+    number = int(page.inner_text("#puzzle-number"))
+    puzzle = shown.puzzles[number - 1]
+    wrong = next(c for c in puzzle.cards if puzzle.values[c] > puzzle.values[puzzle.solution])
+    page.click(f"#puzzle-hand .card[data-card='{wrong}']")
+    page.wait_for_selector(".verdict")
+    loss = puzzle.values[wrong] - puzzle.values[puzzle.solution]
+    assert page.inner_text(".verdict") == \
+        f"Not quite: {wrong} costs {loss:.3f} more than {puzzle.solution}."
+    assert puzzle.explanation in page.inner_text("#puzzle-answer")
+    assert page.inner_text(f"#puzzle-hand .card[data-card='{puzzle.solution}'] .badge") \
+        .endswith("best")
+    page.click("#puzzle-next")
+    number = int(page.inner_text("#puzzle-number"))
+    puzzle = shown.puzzles[number - 1]
+    page.click(f"#puzzle-hand .card[data-card='{puzzle.solution}']")
+    page.wait_for_selector(".verdict.right")
+    assert page.inner_text("#puzzle-score") == "score: 1/2"
+
+
+def test_the_puzzles_chosen_by_theme_and_difficulty(game_page):
+    from nimmt.puzzles.files import load_set, select_puzzles, set_themes
+
+    page = game_page
+    page.select_option("#puzzle-set", "two-player-endgames")
+    page.wait_for_function("document.querySelector('#puzzle-count').textContent"
+                           ".endsWith('of two-player-endgames')")
+    data = load_set("two-player-endgames")
+    themes = set_themes(data)[:2]
+    for theme in themes:
+        page.check(f"#puzzle-themes input[value='{theme}']")
+    page.fill("#puzzle-difficulty", "3..")
+    page.click("#puzzle-filter button")
+    chosen = select_puzzles(data, themes, (3, None))
+    page.wait_for_function(f"document.querySelector('#puzzle-count').textContent"
+                           f".startsWith('{len(chosen)} of')")
+    assert int(page.inner_text("#puzzle-number")) == data.puzzles.index(chosen[0]) + 1
+    if SHOTS:
+        page.click(f"#puzzle-hand .card[data-card='{chosen[0].solution}']")
+        page.wait_for_selector(".verdict")
+        page.screenshot(path=os.path.join(SHOTS, "board-puzzles.png"))
+
+
+def test_the_review_s_mistakes_open_as_puzzles(game_page):
+    page = game_page
+    page.click("#tabs button[data-view=game]")
+    page.click("#review-puzzles")
+    page.wait_for_function("document.body.dataset.view == 'puzzles'", timeout=300_000)
+    assert page.input_value("#puzzle-set") == "mistakes"
+    assert "from the game" in page.inner_text("#puzzle-facts")
+    assert page.is_visible("#puzzle-save")

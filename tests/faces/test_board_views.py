@@ -13,8 +13,9 @@ from nimmt import cli
 from nimmt.puzzles import files
 from nimmt.puzzles.boardview import puzzle_view
 from nimmt.puzzles.records import PuzzleSet
-from nimmt.solver.faces.board import Guard, board_app, new_token
+from nimmt.solver.faces.board import board_app
 from nimmt.solver.faces.boardgame import game_view
+from nimmt.solver.faces.boardserver import Guard, new_token
 from nimmt.solver.players.records import load_record, replay
 from nimmt.solver.players.review import seat_view
 from nimmt.solver.positions.position import format_position
