@@ -1537,6 +1537,8 @@ def board(source: str | None, port: int, host: str, no_browser: bool) -> None:
         its mistakes become puzzles at a click;
       a puzzle set (a shipped set's name or a file): solved by clicking, chosen by theme
         and difficulty.
+    The Play tab plays a game against bots, with hints (the analysis against the bots'
+    model, as nimmt play's hint), and saves its record or opens it for review.
 
     The board answers on 127.0.0.1 only, at an address with a secret token for this run
     (printed). Needs the board extra: pip install "nimmt[board]". Ctrl-C stops the server.
@@ -1556,14 +1558,15 @@ def board(source: str | None, port: int, host: str, no_browser: bool) -> None:
         from .puzzles.boardview import puzzle_view
         from .solver.faces import board as web
         from .solver.faces.boardgame import game_view
+        from .solver.faces.boardplay import play_view
         from .solver.faces.boardserver import Guard, new_token
     except ImportError as e:
         _fail(f"nimmt board needs the board extra ({e.name} is missing): "
               "pip install \"nimmt[board]\"")
     kind, loaded = _board_source(source)
     notation = loaded if kind == "position" else None
-    views = (puzzle_view(loaded if kind == "puzzles" else None),) + (
-        (game_view(loaded, source or ""),) if kind == "game" else ())
+    views = (puzzle_view(loaded if kind == "puzzles" else None),
+             game_view(loaded if kind == "game" else None, source or ""), play_view())
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     try:

@@ -52,3 +52,18 @@ def assert_same_equilibrium(new, old) -> None:
     np.testing.assert_array_equal(new.matrix, old.matrix)
     assert new.p1_cows == pytest.approx(old.p1_cows, abs=COWS_TOL)
     assert new.exploitability < FLOAT and old.exploitability < FLOAT
+
+
+def row_choice_deal() -> tuple[int, list[int]]:
+    """A seed of a one-round two-player tactical game (``nimmt play``'s deal) whose first
+    hand's lowest card is below every row and every card of the other hand: played first,
+    it must take a row (a row choice); and that hand."""
+    from nimmt.solver.base.rules import Rules
+    from nimmt.solver.players.seats import deal_cards
+
+    rules = Rules("tactical", 2, one_round=True)
+    for seed in range(200):
+        rows, hands = deal_cards(rules, seed, 0, 0)
+        if min(hands[0]) < min(rows) and min(hands[0]) < min(hands[1]):
+            return seed, hands[0]
+    raise AssertionError("no such deal")

@@ -54,7 +54,8 @@ from .queries import analyse_reporting, stopped_json
 __all__ = ["ANALYSE_PARAMS", "STATIC_FILES", "analysis", "board_app", "board_position"]
 
 STATIC_FILES = {"board.js": "text/javascript", "game.js": "text/javascript",
-                "puzzles.js": "text/javascript", "board.css": "text/css"}
+                "puzzles.js": "text/javascript", "play.js": "text/javascript",
+                "board.css": "text/css"}
 # the analysis options the page may set (the engine protocol's names)
 ANALYSE_PARAMS = ("position", "opponents", "method", "samples", "seed", "time_limit",
                   "objective", "turn")

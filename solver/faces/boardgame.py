@@ -18,10 +18,10 @@ from starlette.requests import Request
 from ..base.defaults import DEFAULT_SAMPLES
 from ..base.errors import NimmtError
 from ..base.rules import HAND_SIZE
-from ..players.records import replay
+from ..players.records import replay, validate_record
 from ..players.review import GameReview, judge_model, regret_figure, review_game, seat_view
 from ..positions.position import format_position
-from .boardserver import Board, Job, View, ViewMaker, cards_json, position_json
+from .boardserver import Board, Job, NotFound, View, ViewMaker, cards_json, position_json
 from .options import request_cards, request_int, request_seconds, take_params
 
 __all__ = ["REVIEW_PARAMS", "REVIEW_TIME_LIMIT", "game_steps", "game_view", "review_json"]
@@ -79,18 +79,47 @@ def _review_request(body: Mapping[str, Any], players: int) -> dict[str, Any]:
             "first_turn": request_int(p, "from_turn", 1, HAND_SIZE, 1)}
 
 
-def game_view(record: dict[str, Any], source: str) -> ViewMaker:
-    """The game view of ``record`` (read from ``source``, the name the page shows)."""
-    steps = game_steps(record)
-    players = record["players"]
+def game_view(record: dict[str, Any] | None = None, source: str = "") -> ViewMaker:
+    """The game view of ``record`` (read from ``source``, the name the page shows), or of
+    none until the page opens the game played on the board (``/api/game/open-play``)."""
+    shown: dict[str, Any] = {}
+
+    def show(new: dict[str, Any], name: str) -> None:
+        shown.update(record=new, source=name, steps=game_steps(new))
+
+    if record is not None:
+        show(record, source)
 
     def make(board: Board) -> View:
+        def current() -> dict[str, Any]:
+            if not shown:
+                raise NotFound("no game on the board: open one (nimmt board GAME.json) or "
+                               "play one on the Play tab")
+            return shown
+
         def game(request: Request, body: dict[str, Any]) -> dict[str, Any]:
-            return {"source": source, "names": record["names"], "players": players,
-                    "variant": record["variant"], "placement": record.get("placement"),
-                    "steps": steps}
+            g = current()
+            record = g["record"]
+            return {"source": g["source"], "names": record["names"],
+                    "players": record["players"], "variant": record["variant"],
+                    "placement": record.get("placement"), "steps": g["steps"],
+                    "complete": record.get("complete", True)}
+
+        def open_play(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+            take_params(body, (), "open-play")
+            played = board.shared.get("play_record")
+            if played is None:
+                raise NotFound("no game played on this board")
+            record = played()
+            if not record["rounds"] or not record["rounds"][0]["turns"]:
+                raise NimmtError("the game played has no turn yet")
+            show(validate_record(record), "the game played on the board")
+            return game(request, body)
 
         def review(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+            g = current()
+            record, steps = g["record"], g["steps"]
+            players = record["players"]
             options = _review_request(body, players)
             seats = options["seats"]
             count = (len(seats) if seats else players) * sum(
@@ -105,6 +134,8 @@ def game_view(record: dict[str, Any], source: str) -> ViewMaker:
             return board.jobs.submit(options, work).to_json()
 
         return View("game", (board.api("/api/game", game),
+                             board.api("/api/game/open-play", open_play, ("POST",)),
                              board.api("/api/game/review", review, ("POST",))),
-                    {"source": source, "turns": len(steps), "names": record["names"]})
+                    {"source": source, "turns": len(shown.get("steps", ())),
+                     "loaded": bool(shown)})
     return make

@@ -262,3 +262,41 @@ def test_the_review_s_mistakes_open_as_puzzles(game_page):
     assert page.input_value("#puzzle-set") == "mistakes"
     assert "from the game" in page.inner_text("#puzzle-facts")
     assert page.is_visible("#puzzle-save")
+
+
+def test_a_game_is_played_against_a_bot_with_a_hint(game_page):
+    page = game_page
+    page.click("#tabs button[data-view=play]")
+    page.fill("#play-bots", "closest")
+    page.check("#play-one-round")
+    page.fill("#play-seed", "4")
+    page.click("#play-start")
+    page.wait_for_function("document.body.dataset.play == 'card'")
+    assert page.eval_on_selector_all("#play-hand .card", "els => els.length") == 10
+    page.click("#play-hint")
+    page.wait_for_function("document.querySelectorAll('#play-hand .badge[data-value]')"
+                           ".length == 10", timeout=120_000)
+    notation = page.evaluate("fetch('/api/play', {headers: {'X-Nimmt-Token': "
+                             "new URLSearchParams(location.search).get('token')}})"
+                             ".then(r => r.json()).then(s => s.notation)")
+    theirs = cli_json(notation, "--opponents", "closest", "--time-limit", "10", "--seed", "1")
+    badges = page.eval_on_selector_all(
+        "#play-hand .badge", "els => els.map(e => [Number(e.parentElement.dataset.card), "
+        "Number(e.dataset.value)])")
+    assert sorted(map(tuple, badges)) == sorted((c["card"], c["value"]) for c in theirs["cards"])
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, "board-play.png"))
+    for _ in range(40):   # the first card each turn, the first option at a row choice
+        kind = page.evaluate("document.body.dataset.play")
+        if kind == "over":
+            break
+        page.click("#play-hand .card >> nth=0" if kind == "card" else
+                   "#play-options button >> nth=0")
+        page.wait_for_function(f"document.body.dataset.play != '{kind}' || "
+                               "document.querySelector('#play-hint').disabled == false")
+    assert page.evaluate("document.body.dataset.play") == "over"
+    assert "game over" in page.inner_text("#play-log")
+    page.click("#play-review")
+    page.wait_for_function("document.body.dataset.view == 'game'")
+    assert "you, closest" in page.inner_text("#game-title")
+    assert "step 1 of 10" in page.inner_text("#game-where")

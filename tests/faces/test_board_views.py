@@ -7,6 +7,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from helpers import row_choice_deal
 from starlette.testclient import TestClient
 
 from nimmt import cli
@@ -15,6 +16,7 @@ from nimmt.puzzles.boardview import puzzle_view
 from nimmt.puzzles.records import PuzzleSet
 from nimmt.solver.faces.board import board_app
 from nimmt.solver.faces.boardgame import game_view
+from nimmt.solver.faces.boardplay import play_view
 from nimmt.solver.faces.boardserver import Guard, new_token
 from nimmt.solver.players.records import load_record, replay
 from nimmt.solver.players.review import seat_view
@@ -44,8 +46,8 @@ def make_client(views, start="position"):
 
 @pytest.fixture
 def client(game_file):
-    with make_client((puzzle_view(SHIPPED), game_view(load_record(game_file), game_file)),
-                     "game") as c:
+    with make_client((puzzle_view(SHIPPED), game_view(load_record(game_file), game_file),
+                      play_view()), "game") as c:
         yield c
 
 
@@ -207,3 +209,62 @@ def test_a_bad_board_file_is_one_line(tmp_path):
     bad.write_text(json.dumps(record))
     assert "game record" in assert_one_line_error(invoke(CliRunner(), "board", str(bad),
                                                          "--no-browser"))
+
+
+# ---------------------------------------------------------------- play
+
+def test_a_game_played_on_the_board_is_nimmt_play_s(client, tmp_path):
+    """The same deal and the same decisions (a card, undo, a row choice, the rest) give the
+    record `nimmt play` gives at the terminal."""
+    seed, hand = row_choice_deal()
+    low, other = hand[0], hand[1]
+    rest = [c for c in hand if c != low]
+    state = client.post("/api/play/new", json={"variant": "tactical", "players": 2,
+                                               "bots": "closest", "one_round": True,
+                                               "seed": seed}).json()
+    assert state["kind"] == "card" and [c["card"] for c in state["position"]["hand"]] == hand
+    assert state["hint_model"] == "closest"
+    state = client.post("/api/play/move", json={"answer": other}).json()
+    if state["kind"] == "row":   # the terminal's empty line: the rule's choice
+        state = client.post("/api/play/move", json={"answer": ""}).json()
+    assert state["kind"] == "card" and len(state["position"]["hand"]) == 9
+    state = client.post("/api/play/move", json={"answer": "undo"}).json()
+    assert len(state["position"]["hand"]) == 10
+    state = client.post("/api/play/move", json={"answer": low}).json()
+    assert state["kind"] == "row" and [o["take_row"] for o in state["options"]] == [0, 1, 2, 3]
+    assert state["notation"].endswith(f"turn={low},{state['cards'][1]}")
+    state = client.post("/api/play/move", json={"answer": 1}).json()   # take row 2
+    for card in list(reversed(rest))[:-1]:
+        state = client.post("/api/play/move", json={"answer": card}).json()
+        while state["kind"] == "row":
+            state = client.post("/api/play/move", json={"answer": ""}).json()
+    assert state["kind"] == "over" and state["finished"], state
+    ours = client.get("/api/play/record").json()
+    lines = [other, "", "undo", low, "2"] + [x for c in list(reversed(rest))[:-1] for x in (c, "")]
+    path = tmp_path / "game.json"
+    result = invoke(CliRunner(), "play", "--players", 2, "--bots", "closest", "--one-round",
+                    "--seed", seed, "--record", path,
+                    input="".join(f"{line}\n" for line in lines))
+    assert result.exit_code == 0, result.output
+    assert ours == load_record(str(path))
+    opened = client.post("/api/game/open-play", json={}).json()   # reviewed on the Game tab
+    assert len(opened["steps"]) == 10 and opened["names"] == ["you", "closest"]
+
+
+def test_bad_play_requests_are_one_line(client):
+    for body, message in [({"players": 3, "bots": "closest,random,dumper"}, "name one per"),
+                          ({"bots": "nobody"}, "unknown bot"),
+                          ({"variant": "chess"}, "variant"),
+                          ({"speed": 2}, "play has no parameter 'speed'")]:
+        response = client.post("/api/play/new", json=body)
+        assert response.status_code == 400 and message in response.json()["error"], body
+    assert client.get("/api/play").status_code == 400   # no game yet
+    state = client.post("/api/play/new", json={"seed": 3}).json()
+    bad = client.post("/api/play/move", json={"answer": 999}).json()
+    assert bad["kind"] == "card" and "is not a card of your hand" in bad["log"][-1]
+    assert client.post("/api/play/move", json={"answer": None}).status_code == 400
+    stopped = client.post("/api/play/move", json={"answer": "quit"}).json()
+    assert stopped["kind"] == "over" and not stopped["finished"]
+    record = client.get("/api/play/record").json()
+    assert record["complete"] is False and record["names"] == state["labels"]
+    assert client.post("/api/play/move", json={"answer": 5}).status_code == 400

@@ -3,6 +3,7 @@ choice, hint, why, undo; quit and the end of input save the record."""
 from __future__ import annotations
 
 import pytest
+from helpers import row_choice_deal
 
 from nimmt.solver.base.rules import Rules, card_cows
 from nimmt.solver.players.bots import BotSpec, parse_bot
@@ -15,16 +16,6 @@ from cli_checks import assert_ok, assert_one_line_error, invoke
 RULES = Rules("tactical", 2, one_round=True)
 
 
-def a_deal() -> tuple[int, list[int]]:
-    """A seed whose first hand's lowest card is below every row and every card of the
-    other hand: played first, it must take a row (a row choice)."""
-    for seed in range(200):
-        rows, hands = deal_cards(RULES, seed, 0, 0)
-        if min(hands[0]) < min(rows) and min(hands[0]) < min(hands[1]):
-            return seed, hands[0]
-    raise AssertionError("no such deal")
-
-
 def play(runner, tmp_path, seed, lines):
     path = tmp_path / "game.json"
     result = invoke(runner, "play", "--players", 2, "--bots", "closest", "--one-round",
@@ -34,7 +25,7 @@ def play(runner, tmp_path, seed, lines):
 
 
 def test_a_whole_round_with_a_row_choice_hint_why_and_undo(runner, tmp_path):
-    seed, hand = a_deal()
+    seed, hand = row_choice_deal()
     low, other = hand[0], hand[1]
     rest = [c for c in hand if c != low]
     lines = ["hint", f"why {hand[-1]}", "99", other, "", "undo", low, "2"]
@@ -62,7 +53,7 @@ def test_a_whole_round_with_a_row_choice_hint_why_and_undo(runner, tmp_path):
 
 
 def test_quit_and_end_of_input_save_the_record(runner, tmp_path):
-    seed, hand = a_deal()
+    seed, hand = row_choice_deal()
     for lines in ([hand[-1], "", "quit"], [hand[-1], ""]):
         result, path = play(runner, tmp_path, seed, lines)
         assert_ok(result)
@@ -87,7 +78,7 @@ def test_ctrl_c_saves_the_record(runner, tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(playing.HumanGame, "hint", interrupted)
-    seed, hand = a_deal()
+    seed, hand = row_choice_deal()
     result, path = play(runner, tmp_path, seed, [hand[-1], "", "hint"])
     assert result.exit_code == 130, result.output
     assert "saved the game record" in result.output
@@ -99,7 +90,7 @@ def test_ctrl_c_saves_the_record(runner, tmp_path, monkeypatch):
 def test_the_row_prompt_shows_the_turn_and_offers_a_hint(runner, tmp_path):
     """The cards revealed this turn come before the row question (the chooser sees them);
     hint there values each option: the cows the row costs now plus the best card after."""
-    seed, hand = a_deal()
+    seed, hand = row_choice_deal()
     low = hand[0]
     rows = deal_cards(RULES, seed, 0, 0)[0]
     result, path = play(runner, tmp_path, seed, [low, "hint", "2", "quit"])
@@ -151,7 +142,7 @@ def test_hints_value_against_the_seated_bots_where_there_is_a_model(runner, tmp_
 
 
 def test_the_forced_last_card_is_played_for_you(runner, tmp_path):
-    seed, hand = a_deal()
+    seed, hand = row_choice_deal()
     lines = []
     for card in reversed(hand[1:]):  # the lowest card stays for the last turn
         lines += [card, ""]  # "": a row prompt's rule choice, or a card prompt asked again

@@ -99,17 +99,18 @@ async function load(text) {
 
 const fmt = (x) => (x === null || x === undefined ? "" : Number(x).toFixed(3));
 
-function badges() {
-  const result = job && job.result;
+// Badge each card of `selector` (cards with data-card) with its value and loss in `result`
+// (an analysis' JSON); `pending`: a dashed badge on cards not valued yet.
+function badgeCards(selector, result, pending, chosenCard) {
   const byCard = new Map(((result && result.cards) || []).map((c) => [c.card, c]));
-  document.querySelectorAll("#hand .card").forEach((el) => {
+  document.querySelectorAll(selector).forEach((el) => {
     el.querySelector(".badge")?.remove();
-    el.classList.toggle("chosen", Number(el.dataset.card) === chosen);
+    el.classList.toggle("chosen", Number(el.dataset.card) === chosenCard);
     const badge = document.createElement("span");
     badge.className = "badge";
     const c = byCard.get(Number(el.dataset.card));
     if (!c) {
-      if (job && (job.state === "running" || job.state === "queued")) {
+      if (pending) {
         badge.classList.add("pending");
         badge.textContent = "…";
         el.appendChild(badge);
@@ -126,13 +127,14 @@ function badges() {
   });
 }
 
-// A row choice (turn=): each row badged with the choice's value and its loss, and a list.
-function rowBadges() {
-  document.querySelectorAll("#rows .row .choice").forEach((el) => el.remove());
-  const choices = (job && job.result && job.result.choices) || [];
+// Badge each row of `selector` (the .row elements, in order) with a row choice's value and
+// loss in `result` (an analysis of a turn= position); returns the choices.
+function badgeRows(selector, result) {
+  document.querySelectorAll(`${selector} .choice`).forEach((el) => el.remove());
+  const choices = (result && result.choices) || [];
   choices.forEach((c) => {
     if (c.take_row === null || c.take_row === undefined) return;  // a tie side, not a row
-    const line = document.querySelectorAll("#rows .row")[c.take_row];  // 0-based in the JSON
+    const line = document.querySelectorAll(selector)[c.take_row];  // 0-based in the JSON
     if (!line) return;
     const badge = document.createElement("span");
     badge.className = "badge choice " + (c.regret < 1e-9 ? "best" : c.regret < 0.5 ? "mild" : "bad");
@@ -141,6 +143,17 @@ function rowBadges() {
     badge.innerHTML = `take: ${fmt(c.value)}<span class="loss">${c.regret < 1e-9 ? "best" : "+" + fmt(c.regret)}</span>`;
     line.appendChild(badge);
   });
+  return choices;
+}
+
+function badges() {
+  const running = job && (job.state === "running" || job.state === "queued");
+  badgeCards("#hand .card", job && job.result, running, chosen);
+}
+
+// A row choice (turn=): each row badged with the choice's value and its loss, and a list.
+function rowBadges() {
+  const choices = badgeRows("#rows .row", job && job.result);
   if (!choices.length) return;
   const list = document.createElement("table");
   list.innerHTML = "<caption>row choices</caption>" + choices.map((c) =>
@@ -271,7 +284,7 @@ function showProgress(prefix, current) {
 }
 
 window.nimmt = { call, $, cardElement, drawRows, drawOthers, fmt, showError, showView, openPosition,
-  watch, showProgress };
+  watch, showProgress, badgeCards, badgeRows };
 
 async function start() {
   let info;
@@ -294,10 +307,12 @@ async function start() {
   $("analyse").addEventListener("submit", analyse);
   $("cancel").addEventListener("click", async () => { if (job) job = await call("DELETE", `/api/jobs/${job.id}`); });
   document.querySelectorAll("#tabs button").forEach((b) => {
-    b.hidden = b.dataset.view !== "position" && !(b.dataset.view in info.views);
+    b.hidden = b.dataset.view !== "position" && !(b.dataset.view in info.views) ||
+      b.dataset.view === "game" && !info.views.game.loaded;   // shown once a game is open
     b.addEventListener("click", () => showView(b.dataset.view));
   });
   if (info.views.game) window.nimmtGame.start(info);
+  if (info.views.play) window.nimmtPlay.start(info);
   if (info.views.puzzles) window.nimmtPuzzles.start(info);
   showView(info.start);
   await load(info.position);

@@ -154,15 +154,35 @@
     });
   }
 
-  async function start(info) {
+  function shown(loaded) {
+    game = loaded;
+    index = 0;
+    review = null;
+    reviewJob = null;
+    $("review-picture").hidden = true;
+    $("review-summary").replaceChildren();
+    $("review-state").textContent = "";
+    $("review-puzzles").disabled = true;
+    $("game-title").textContent = `${game.variant}, ${game.players} players: ${game.names.join(", ")}` +
+      (game.complete ? "" : " (stopped early)");
+    $("game-step").max = game.steps.length - 1;
+    document.querySelector("#tabs button[data-view=game]").hidden = false;
+    draw();
+  }
+
+  // The game played on the Play tab, opened here for stepping and review.
+  async function openPlayed() {
     try {
-      game = await call("GET", "/api/game");
+      shown(await call("POST", "/api/game/open-play", {}));
     } catch (e) {
       showError(e.message);
       return;
     }
-    $("game-title").textContent = `${game.variant}, ${game.players} players: ${game.names.join(", ")}`;
-    $("game-step").max = game.steps.length - 1;
+    showError("");
+    window.nimmt.showView("game");
+  }
+
+  async function start(info) {
     const opponents = $("review-opponents");
     ["random", "worst", ...info.bots].forEach((name) => {
       const o = document.createElement("option");
@@ -176,15 +196,20 @@
     $("game-step").addEventListener("input", (e) => go(Number(e.target.value)));
     $("game-analyse").addEventListener("click", () => openPosition(game.steps[index].views[0]));
     document.addEventListener("keydown", (e) => {
-      if (document.body.dataset.view !== "game" || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+      if (!game || document.body.dataset.view !== "game" || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
       const to = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: game.steps.length - 1 }[e.key];
       if (to !== undefined) { e.preventDefault(); go(to); }
     });
     $("review").addEventListener("submit", startReview);
     $("review-cancel").addEventListener("click", async () => { if (reviewJob) await call("DELETE", `/api/jobs/${reviewJob.id}`); });
     $("review-puzzles").addEventListener("click", mistakes);
-    draw();
+    if (!info.views.game.loaded) return;
+    try {
+      shown(await call("GET", "/api/game"));
+    } catch (e) {
+      showError(e.message);
+    }
   }
 
-  window.nimmtGame = { start };
+  window.nimmtGame = { start, openPlayed };
 })();
