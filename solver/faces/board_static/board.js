@@ -121,7 +121,7 @@ function badgeCards(selector, result, pending, chosenCard) {
     badge.classList.add(regret < 1e-9 ? "best" : regret < 0.5 ? "mild" : "bad");
     badge.dataset.value = c.value;
     badge.dataset.regret = regret;
-    const spread = c.ci95 ? ` ±${fmt((c.ci95[1] - c.ci95[0]) / 2)}` : "";
+    const spread = c.ci95 && c.ci95[1] > c.ci95[0] ? ` ±${fmt((c.ci95[1] - c.ci95[0]) / 2)}` : "";
     badge.innerHTML = `${fmt(c.value)}${spread}<span class="loss">${regret < 1e-9 ? "best" : "+" + fmt(regret)}</span>`;
     el.appendChild(badge);
   });
