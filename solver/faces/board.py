@@ -31,11 +31,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..base.defaults import BOARD_TIME_LIMIT
+from ..base.defaults import BOARD_TIME_LIMIT, BOARD_TREE_NODES, LINE_NODES
 from ..base.errors import NimmtError, SearchStopped
 from ..base.names import Method, Model, values
+from ..base.rules import HAND_SIZE, MODELS
 from ..players.bots import BOT_NAMES
+from ..positions.owners import estimate_nodes
 from ..positions.position import EXAMPLES, Position, format_position, parse_position
+from ..search.line import RowChoice, principal_line
+from ..search.tree import build_tree, tree_nested
 from .boardserver import (
     SECURITY_HEADERS,
     Board,
@@ -48,10 +52,11 @@ from .boardserver import (
     position_json,
     static_file,
 )
-from .options import AnalyseOptions
+from .options import AnalyseOptions, request_int, take_params
 from .queries import analyse_reporting, stopped_json
 
-__all__ = ["ANALYSE_PARAMS", "STATIC_FILES", "analysis", "board_app", "board_position"]
+__all__ = ["ANALYSE_PARAMS", "STATIC_FILES", "analysis", "board_app", "board_position",
+           "line_request", "tree_request"]
 
 STATIC_FILES = {"board.js": "text/javascript", "game.js": "text/javascript",
                 "puzzles.js": "text/javascript", "play.js": "text/javascript",
@@ -101,6 +106,71 @@ def analysis(params: Mapping[str, Any]) -> tuple[dict[str, Any], Work]:
     return request, work
 
 
+def _model(p: Mapping[str, Any], what: str) -> str:
+    """The model a line or a tree is searched in: random, worst or nash."""
+    model = p.get("opponents", Model.RANDOM.value)
+    if model not in MODELS:
+        raise NimmtError(f"{what} is searched against the models {', '.join(MODELS)}; got "
+                         f"{str(model)[:40]!r} (a bot's {what} is not searched)")
+    return str(model)
+
+
+def line_request(params: Mapping[str, Any]) -> tuple[dict[str, Any], Work]:
+    """The line after a card (``search.line.principal_line``: the opponents' most damaging
+    replies the model allows and player 1's best answers, to the end of the round), checked
+    now: a position whose exact search is estimated above ``LINE_NODES`` is refused."""
+    p = take_params(params, ("position", "card", "opponents"), "line")
+    position = board_position(p.get("position"))
+    card = request_int(p, "card", 1, 10_000, None)
+    if card is None or card not in position.hand:
+        raise NimmtError(f"card is one of player 1's cards ({', '.join(map(str, position.hand))})")
+    model = _model(p, "a line")
+    if estimate_nodes(position) > LINE_NODES:
+        raise NimmtError(f"the line is searched exactly, and this position is too large for "
+                         f"that here (estimated over {LINE_NODES:,} nodes); try it with fewer "
+                         "cards left")
+    first = HAND_SIZE + 1 - position.cards_left
+
+    def work(job: Job) -> dict[str, Any]:
+        line = principal_line(position, card, model)
+        return {"card": card, "opponents": model, "total": sum(t.cows for t in line),
+                "turns": [{"turn": first + i, "you": t.card, "opponents": t.label,
+                           "choices": [_choice_text(c) for c in t.choices], "cows": t.cows}
+                          for i, t in enumerate(line)]}
+    return {"position": format_position(position), "card": card, "opponents": model}, work
+
+
+def _choice_text(choice: RowChoice) -> str:
+    who = "you" if choice.player == 1 else f"p{choice.player}"
+    if choice.take_row is not None:
+        return f"{who} {choice.card} takes row {choice.take_row + 1}"
+    return f"{who} {choice.card} goes to the {choice.tie_side} end"
+
+
+def tree_request(params: Mapping[str, Any]) -> tuple[dict[str, Any], Work]:
+    """The decision tree a few turns deep (``search.tree.build_tree``, at most
+    ``BOARD_TREE_NODES`` nodes), checked now (a tree too large is refused with the
+    command line's line: cut it with depth, best_only or min_probability)."""
+    p = take_params(params, ("position", "opponents", "depth", "best_only",
+                             "min_probability"), "tree")
+    position = board_position(p.get("position"))
+    model = _model(p, "a tree")
+    depth = request_int(p, "depth", 1, 3, 1)
+    best_only = p.get("best_only", False)
+    if not isinstance(best_only, bool):
+        raise NimmtError("best_only is true or false")
+    low = p.get("min_probability", 0.0)
+    if type(low) not in (int, float) or not 0 <= low <= 1:
+        raise NimmtError("min_probability is a number from 0 to 1")
+
+    def work(job: Job) -> dict[str, Any]:
+        graph = build_tree(position, model, depth=depth, best_only=best_only,
+                           min_probability=float(low), max_nodes=BOARD_TREE_NODES)
+        return {"opponents": model, "depth": depth, "nodes": graph.number_of_nodes(),
+                "tree": tree_nested(graph)}
+    return {"position": format_position(position), "opponents": model, "depth": depth}, work
+
+
 # ---------------------------------------------------------------- the application
 
 def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
@@ -143,6 +213,12 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
     def analyse(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         return board.jobs.submit(*analysis(body)).to_json()
 
+    def line(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+        return board.jobs.submit(*line_request(body)).to_json()
+
+    def tree(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+        return board.jobs.submit(*tree_request(body)).to_json()
+
     def job(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         found = board.job(request.path_params["job"])
         if request.method == "DELETE":
@@ -153,6 +229,8 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
               board.api("/api/info", info),
               board.api("/api/position", position, ("POST",)),
               board.api("/api/analyse", analyse, ("POST",)),
+              board.api("/api/line", line, ("POST",)),
+              board.api("/api/tree", tree, ("POST",)),
               board.api("/api/jobs/{job}", job, ("GET", "DELETE"))]
     for view in made:
         routes.extend(view.routes)

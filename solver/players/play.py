@@ -19,6 +19,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..base.defaults import LINE_NODES
 from ..base.errors import NimmtError
 from ..base.rules import MAX_PLAYERS, Rules, card_cows, plural
 from ..kernels import engine
@@ -33,7 +34,6 @@ from .seats import Table, bot_seed, deal_cards
 
 __all__ = ["HumanGame", "Quit", "Undo", "hint_model", "rows_text"]
 
-WHY_NODES = 2_000_000  # the worst-case line of ``why`` is searched up to this estimate
 
 
 class Undo(BaseException):  # not an Exception: the game loop passes it through
@@ -254,7 +254,7 @@ class HumanGame:
         text = (f"{card}: {mine.value:.3f} {a.unit} to the end of the round (regret "
                 f"{mine.regret:.3f}); this turn it takes a row with probability "
                 f"{100 * mine.take_probability:.0f}% ({mine.cows_now:.2f} cows expected)")
-        if estimate_nodes(position) <= WHY_NODES:
+        if estimate_nodes(position) <= LINE_NODES:
             line = principal_line(position, card, "worst")
             steps = [f"you {t.card} vs {t.label}"
                      + (f" ({plural(t.cows, 'cow')})" if t.cows else "") for t in line]

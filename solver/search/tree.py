@@ -45,7 +45,8 @@ from .nash import (
     solve_nash,
 )
 
-__all__ = ["FORMATS", "build_tree", "count_nodes", "format_tree_text", "write_tree"]
+__all__ = ["FORMATS", "build_tree", "count_nodes", "format_tree_text", "tree_nested",
+           "write_tree"]
 
 EPS = 1e-9
 FORMATS = (".graphml", ".gexf", ".json", ".dot", ".svg", ".png")
@@ -430,3 +431,33 @@ def format_tree_text(graph: nx.DiGraph) -> str:
 
     walk(graph.graph["root"], 0, "")
     return "\n".join(lines)
+
+
+def tree_nested(graph: nx.DiGraph) -> dict:
+    """The tree as nested JSON from its root, for a page to draw: each node its ``id``,
+    ``actor``, ``value`` (and ``turn``, ``owner`` where it has them) and ``children``, a
+    list of edges (``label``, ``cows``, ``best``, ``probability`` where the model gives one)
+    each with its ``node``. A node reached a second time (``merge``) is given by its id
+    only (``"ref"``), so the JSON stays a tree."""
+    seen: set = set()
+
+    def node(n) -> dict:
+        d = graph.nodes[n]
+        out = {"id": n, "actor": d["actor"], "value": d["value"]}
+        for key in ("turn", "owner"):
+            if key in d:
+                out[key] = d[key]
+        if n in seen:
+            return {**out, "ref": True}
+        seen.add(n)
+        out["children"] = []
+        for child in graph.successors(n):
+            e = graph.edges[n, child]
+            edge = {"label": e.get("label", ""), "cows": e.get("cows", 0),
+                    "best": bool(e.get("best")), "node": node(child)}
+            if "probability" in e:
+                edge["probability"] = e["probability"]
+            out["children"].append(edge)
+        return out
+
+    return node(graph.graph["root"])

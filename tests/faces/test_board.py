@@ -152,3 +152,64 @@ def test_nimmt_board_refuses_a_bad_position_and_a_busy_port_in_one_line():
         line = assert_one_line_error(invoke(CliRunner(), "board", "--no-browser", "--port",
                                             port))
     assert f"cannot listen on 127.0.0.1:{port}" in line and "give another --port" in line
+
+
+# ---------------------------------------------------------------- a card played out, the tree
+
+def test_a_card_played_out_is_the_principal_line(client):
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.line import principal_line
+
+    job = wait(client, client.post("/api/line", json={"position": "example", "card": 14,
+                                                      "opponents": "worst"}).json())
+    assert job["state"] == "done", job
+    line = principal_line(load_position("example"), 14, "worst")
+    got = job["result"]
+    assert [(t["you"], t["opponents"], t["cows"]) for t in got["turns"]] == \
+        [(t.card, t.label, t.cows) for t in line]
+    assert got["total"] == sum(t.cows for t in line)
+    assert got["turns"][0]["turn"] == 6 and got["turns"][0]["you"] == 14  # 5 cards left
+    worst = cli_json("example", "--opponents", "worst")
+    assert got["total"] == next(c["value"] for c in worst["cards"] if c["card"] == 14)
+
+
+def test_the_tree_is_the_decision_tree_of_nimmt_tree(client):
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.tree import build_tree
+
+    job = wait(client, client.post("/api/tree", json={"position": "example", "depth": 2,
+                                                      "opponents": "random"}).json())
+    assert job["state"] == "done", job
+    graph = build_tree(load_position("example"), "random", depth=2)
+    root = job["result"]["tree"]
+    assert job["result"]["nodes"] == graph.number_of_nodes()
+    assert root["value"] == pytest.approx(cli_json("example", "--seed", "1")["value"])
+    children = graph.successors(graph.graph["root"])
+    assert [c["label"] for c in root["children"]] == \
+        [graph.edges[graph.graph["root"], c]["label"] for c in children]
+
+    def count(node):
+        return 1 + sum(count(c["node"]) for c in node.get("children", []))
+    assert count(root) == graph.number_of_nodes()   # no node merged: the JSON is the tree
+
+
+@pytest.mark.parametrize("path,body,message", [
+    ("/api/line", {"position": "example", "card": 99}, "card is one of player 1's cards"),
+    ("/api/line", {"position": "example", "card": 14, "opponents": "closest"},
+     "a bot's a line is not searched"),
+    ("/api/line", {"position": "example-standard", "card": 0}, "card must be a whole number"),
+    ("/api/tree", {"position": "example", "depth": 4}, "depth must be a whole number 1..3"),
+    ("/api/tree", {"position": "example", "best_only": "yes"}, "best_only is true or false"),
+    ("/api/tree", {"position": "example", "width": 2}, "tree has no parameter 'width'"),
+])
+def test_bad_line_and_tree_requests_are_one_line(client, path, body, message):
+    response = client.post(path, json=body)
+    assert response.status_code == 400, response.text
+    assert message in response.json()["error"]
+
+
+def test_a_line_too_large_to_search_is_refused_at_once(client):
+    from nimmt.solver.positions.position import load_position
+    hand = load_position("example-standard").hand
+    response = client.post("/api/line", json={"position": "example-standard", "card": hand[0]})
+    assert response.status_code == 400 and "too large" in response.json()["error"]

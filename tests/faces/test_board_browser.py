@@ -92,6 +92,27 @@ def test_the_example_s_cards_are_badged_with_the_cli_s_values(page):
         page.screenshot(path=os.path.join(SHOTS, "board-position.png"))
 
 
+def test_a_card_is_played_out_and_the_tree_drawn(page):
+    from nimmt.solver.positions.position import load_position
+    from nimmt.solver.search.line import principal_line
+
+    page.wait_for_selector("body[data-state=done]", timeout=120_000)
+    page.click("#hand .card[data-card='14']")
+    page.click("#play-out")
+    page.wait_for_selector("#line table", timeout=120_000)
+    rows = page.eval_on_selector_all(
+        "#line table tr", "els => els.slice(1).map(e => [...e.cells].map(c => c.innerText))")
+    line = principal_line(load_position("example"), 14, "random")
+    assert [(int(r[1]), r[2].split("\n")[0], int(r[3] or 0)) for r in rows] == \
+        [(t.card, t.label, t.cows) for t in line]
+    page.select_option("#tree-depth", "1")
+    page.click("#tree-go")
+    page.wait_for_selector("#tree details", timeout=120_000)
+    assert page.eval_on_selector_all("#tree > details > details, #tree > details > div",
+                                     "els => els.length") == 5   # a card each
+    assert "★ play 18" in page.inner_text("#tree")   # the best card, as the badges say
+
+
 def test_a_pasted_bad_position_shows_the_cli_s_line(page):
     page.fill("#notation", "variant=tactical players=2 rows=1/2/3 hand=9")
     page.click("#load button")

@@ -94,6 +94,8 @@ async function load(text) {
   chosen = null;
   $("summary").replaceChildren();
   $("detail").replaceChildren();
+  $("line").replaceChildren();
+  $("tree").replaceChildren();
   draw();
 }
 
@@ -181,6 +183,86 @@ function summary() {
   box.appendChild(p);
 }
 
+// The model a line or a tree is searched in: the analysis' opponents when it is a model the
+// searches take, else random (said on the page).
+function searchModel() {
+  const o = $("opponents").value;
+  return ["random", "worst", "nash"].includes(o) ? o : "random";
+}
+
+// The line after the chosen card, to the end of the round (the server's principal line).
+async function playOut(card) {
+  const box = $("line");
+  box.textContent = "searching the line…";
+  let lineJob;
+  try {
+    lineJob = await call("POST", "/api/line", { position: position.notation, card, opponents: searchModel() });
+  } catch (e) {
+    box.textContent = e.message;
+    return;
+  }
+  watch(lineJob.id, (current) => {
+    if (current.state === "running" || current.state === "queued") return;
+    if (!current.result) {
+      box.textContent = `${current.state}: ${current.error || ""}`;
+      return;
+    }
+    const r = current.result;
+    const table = document.createElement("table");
+    table.className = "line";
+    table.innerHTML = `<caption>after your ${r.card}, the most damaging replies ${r.opponents} allows and your best answers: ` +
+      `${r.total} cows to the end</caption>` +
+      "<tr><th>turn</th><th>you</th><th>opponents</th><th>cows</th></tr>" +
+      r.turns.map((t) => `<tr><td>${t.turn}</td><td>${t.you}</td><td>${t.opponents}` +
+        (t.choices.length ? `<br><small>${t.choices.join("; ")}</small>` : "") +
+        `</td><td>${t.cows || ""}</td></tr>`).join("");
+    box.replaceChildren(table);
+  });
+}
+
+// A tree node as nested <details>: each edge's label, cows and probability, the best ones marked.
+function treeElement(edge, node, open, parent) {
+  const el = document.createElement(node.children && node.children.length ? "details" : "div");
+  el.className = "node";
+  if (open) el.open = true;
+  const head = document.createElement(el.tagName === "DETAILS" ? "summary" : "span");
+  const best = edge && edge.best && parent !== "chance";   // chance edges are no one's choice
+  const via = edge ? `${best ? "★ " : ""}${edge.label}` +
+    (edge.probability !== undefined ? ` (p ${fmt(edge.probability)})` : "") +
+    (edge.cows ? ` +${edge.cows} cows` : "") + " → " : "";
+  const what = node.actor === "p1" ? `you choose (turn ${node.turn})` : node.actor === "leaf" ? "end of the round" :
+    node.actor === "choice" ? `row choice by ${node.owner}` : node.actor;
+  head.textContent = `${via}${what}: ${fmt(node.value)}` + (node.ref ? " (as above)" : "");
+  if (best) head.classList.add("best");
+  el.appendChild(head);
+  (node.children || []).forEach((c) => el.appendChild(treeElement(c, c.node, false, node.actor)));
+  return el;
+}
+
+async function showTree() {
+  const box = $("tree");
+  box.textContent = "building the tree…";
+  let treeJob;
+  try {
+    treeJob = await call("POST", "/api/tree", { position: position.notation, opponents: searchModel(),
+      depth: Number($("tree-depth").value), best_only: $("tree-best").checked });
+  } catch (e) {
+    box.textContent = e.message;
+    return;
+  }
+  watch(treeJob.id, (current) => {
+    if (current.state === "running" || current.state === "queued") return;
+    if (!current.result) {
+      box.textContent = `${current.state}: ${current.error || ""}`;
+      return;
+    }
+    const r = current.result;
+    const title = document.createElement("p");
+    title.textContent = `decision tree against ${r.opponents}, ${r.depth} turn${r.depth > 1 ? "s" : ""} deep, ${r.nodes} nodes (★ best)`;
+    box.replaceChildren(title, treeElement(null, r.tree, true, null));
+  });
+}
+
 function showDetail() {
   badges();
   const box = $("detail");
@@ -196,6 +278,12 @@ function showDetail() {
     .map(([k, label]) => `<tr><td>${label}</td><td>${k === "samples" ? c[k] : fmt(c[k])}</td></tr>`)
     .join("") + (c.ci95 ? `<tr><td>95% interval</td><td>${fmt(c.ci95[0])} – ${fmt(c.ci95[1])}</td></tr>` : "");
   box.appendChild(table);
+  const out = document.createElement("button");
+  out.type = "button";
+  out.id = "play-out";
+  out.textContent = `Play ${c.card} out (against ${searchModel()})`;
+  out.addEventListener("click", () => playOut(c.card));
+  box.appendChild(out);
 }
 
 async function poll() {
@@ -305,6 +393,7 @@ async function start() {
     load($("notation").value);
   });
   $("analyse").addEventListener("submit", analyse);
+  $("tree-go").addEventListener("click", showTree);
   $("cancel").addEventListener("click", async () => { if (job) job = await call("DELETE", `/api/jobs/${job.id}`); });
   document.querySelectorAll("#tabs button").forEach((b) => {
     b.hidden = b.dataset.view !== "position" && !(b.dataset.view in info.views) ||
