@@ -56,7 +56,7 @@ from .options import AnalyseOptions, request_int, take_params
 from .queries import analyse_reporting, stopped_json
 
 __all__ = ["ANALYSE_PARAMS", "STATIC_FILES", "analysis", "board_app", "board_position",
-           "line_request", "tree_request"]
+           "edited_position", "line_request", "tree_request"]
 
 STATIC_FILES = {"board.js": "text/javascript", "game.js": "text/javascript",
                 "puzzles.js": "text/javascript", "play.js": "text/javascript",
@@ -81,6 +81,37 @@ def board_position(text: Any) -> Position:
         raise NimmtError(f"position {text[:40]!r} is neither the notation nor a built-in "
                          f"example ({', '.join(EXAMPLES)}); the board reads no files")
     return parse_position(text)
+
+
+def edited_position(params: Mapping[str, Any]) -> Position:
+    """A position edited on the page by clicking: the rules (variant, players, placement)
+    and where each card is (rows, hand, the other players' known hands by number, gone),
+    checked as any position is (``Position.make``: the CLI's one-line messages)."""
+    p = take_params(params, ("variant", "players", "placement", "rows", "hand", "others",
+                             "gone"), "edit")
+    players = request_int(p, "players", 2, 10, None)
+    if players is None:
+        raise NimmtError("players is required (2..10)")
+
+    def cards(value: Any, what: str) -> list[int]:
+        if not isinstance(value, list) or not all(type(c) is int for c in value):
+            raise NimmtError(f"{what} is a list of cards")
+        return sorted(value)
+
+    rows = p.get("rows")
+    if not isinstance(rows, list):
+        raise NimmtError("rows is a list of rows, each a list of cards")
+    others = p.get("others") or {}
+    if not isinstance(others, dict) or not all(
+            isinstance(k, str) and k.isdigit() for k in others):
+        raise NimmtError("others maps a player's number (2..) to that player's cards")
+    return Position.make(players=players, rows=[cards(r, "a row") for r in rows],
+                         hand=cards(p.get("hand", []), "hand"),
+                         variant=str(p.get("variant", "tactical")),
+                         placement=str(p.get("placement", "normal")),
+                         others={int(k): cards(v, f"player {k}'s hand")
+                                 for k, v in others.items() if v},
+                         gone=cards(p.get("gone", []), "gone"))
 
 
 # ---------------------------------------------------------------- analyses off the request path
@@ -213,6 +244,9 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
     def analyse(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         return board.jobs.submit(*analysis(body)).to_json()
 
+    def edit(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+        return position_json(edited_position(body))
+
     def line(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         return board.jobs.submit(*line_request(body)).to_json()
 
@@ -228,6 +262,7 @@ def board_app(guard: Guard, initial: str | None = None, workers: int = 2,
     routes = [Route("/", page), Route("/static/{name}", static),
               board.api("/api/info", info),
               board.api("/api/position", position, ("POST",)),
+              board.api("/api/position/edit", edit, ("POST",)),
               board.api("/api/analyse", analyse, ("POST",)),
               board.api("/api/line", line, ("POST",)),
               board.api("/api/tree", tree, ("POST",)),

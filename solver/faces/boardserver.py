@@ -56,8 +56,10 @@ def cards_json(cards: Any) -> list[dict[str, int]]:
 
 
 def position_json(position: Position) -> dict[str, Any]:
-    """What the page draws: rows and hands as cards with their cows, and the notation."""
+    """What the page draws: rows and hands as cards with their cows, the notation, and the
+    deck's cards (for editing by clicking)."""
     return {"notation": format_position(position), "variant": str(position.variant),
+            "deck": cards_json(range(1, position.deck_size + 1)),
             "players": position.players, "placement": str(position.placement),
             "cards_left": position.cards_left, "rows": [cards_json(r) for r in position.rows],
             "hand": cards_json(position.hand),

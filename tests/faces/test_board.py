@@ -213,3 +213,27 @@ def test_a_line_too_large_to_search_is_refused_at_once(client):
     hand = load_position("example-standard").hand
     response = client.post("/api/line", json={"position": "example-standard", "card": hand[0]})
     assert response.status_code == 400 and "too large" in response.json()["error"]
+
+
+# ---------------------------------------------------------------- editing by clicking
+
+def test_an_edited_position_is_checked_and_drawn(client):
+    body = {"variant": "tactical", "players": 2, "placement": "normal",
+            "rows": [[3, 6], [5, 10], [8, 11, 21], [16, 19, 23]], "hand": [20, 14, 15, 18],
+            "others": {"2": [13, 17, 22, 24]}, "gone": [1, 2, 4, 7, 9, 12]}
+    got = client.post("/api/position/edit", json=body).json()
+    assert got["notation"] == ("variant=tactical players=2 rows=3,6/5,10/8,11,21/16,19,23 "
+                               "hand=14,15,18,20 p2=13,17,22,24 gone=1,2,4,7,9,12")
+    assert [c["card"] for c in got["deck"]] == list(range(1, 25))
+    assert got["deck"][10] == {"card": 11, "cows": 5}
+    bad = dict(body, hand=[14, 15, 18])
+    response = client.post("/api/position/edit", json=bad)
+    assert response.status_code == 400
+    assert response.json()["error"] == ("p2 holds 4 cards but hand holds 3; every player "
+                                        "holds the same number of cards")
+    for broken, message in [({"rows": "3,6"}, "rows is a list of rows"),
+                            ({"others": {"two": [1]}}, "others maps a player's number"),
+                            ({"hand": ["4"]}, "hand is a list of cards"),
+                            ({"players": None}, "players is required")]:
+        response = client.post("/api/position/edit", json={**body, **broken})
+        assert response.status_code == 400 and message in response.json()["error"], broken

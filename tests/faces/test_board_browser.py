@@ -113,6 +113,25 @@ def test_a_card_is_played_out_and_the_tree_drawn(page):
     assert "★ play 18" in page.inner_text("#tree")   # the best card, as the badges say
 
 
+def test_a_position_is_edited_by_clicking(page):
+    page.select_option("#examples", "example")
+    page.wait_for_function("document.querySelectorAll('#hand .card').length == 5")
+    page.click("#edit-box summary")
+    page.wait_for_selector("#edit-palette .card[data-card='24']")
+    page.check("input[name=edit-target][value=gone]")
+    page.click("#edit-palette .card[data-card='4']")    # from the hand
+    page.click("#edit-apply")
+    page.wait_for_selector("#error:not([hidden])")       # the hands differ now: refused
+    assert "every player holds the same number of cards" in page.inner_text("#error")
+    page.click("#edit-palette .card[data-card='2']")    # from player 2's hand
+    page.click("#edit-apply")
+    page.wait_for_function("document.querySelectorAll('#hand .card').length == 4")
+    assert page.input_value("#notation") == (
+        "variant=tactical players=2 rows=3,6/5,10/8,11,21/16,19,23 hand=14,15,18,20 "
+        "p2=13,17,22,24 gone=1,2,4,7,9,12")
+    assert page.is_hidden("#error")
+
+
 def test_a_pasted_bad_position_shows_the_cli_s_line(page):
     page.fill("#notation", "variant=tactical players=2 rows=1/2/3 hand=9")
     page.click("#load button")

@@ -97,6 +97,7 @@ async function load(text) {
   $("line").replaceChildren();
   $("tree").replaceChildren();
   draw();
+  if ($("edit-box").open) startEdit();   // the palette shows the position loaded
 }
 
 const fmt = (x) => (x === null || x === undefined ? "" : Number(x).toFixed(3));
@@ -341,6 +342,71 @@ function showView(name) {
   document.body.dataset.view = name;
 }
 
+// ---- editing by clicking: each card of the deck placed in the hand, a row, a known hand,
+// the cards gone, or nowhere; the server checks and draws the result.
+let placed = new Map();   // card -> "hand" | "row1".."row4" | "p2".. | "gone"
+let target = "hand";
+
+function startEdit() {
+  placed = new Map();
+  position.hand.forEach((c) => placed.set(c.card, "hand"));
+  position.rows.forEach((row, i) => row.forEach((c) => placed.set(c.card, `row${i + 1}`)));
+  position.others.forEach((h, i) => (h || []).forEach((c) => placed.set(c.card, `p${i + 2}`)));
+  position.gone.forEach((c) => placed.set(c.card, "gone"));
+  const targets = $("edit-targets");
+  targets.replaceChildren();
+  const names = [["hand", "your hand"], ["row1", "row 1"], ["row2", "row 2"], ["row3", "row 3"], ["row4", "row 4"],
+    ...position.others.map((_, i) => [`p${i + 2}`, `player ${i + 2}`]), ["gone", "gone"]];
+  names.forEach(([value, label]) => {
+    const el = document.createElement("label");
+    el.innerHTML = `<input type="radio" name="edit-target" value="${value}"> ${label}`;
+    const input = el.querySelector("input");
+    input.checked = value === target;
+    input.addEventListener("change", () => { target = value; });
+    targets.appendChild(el);
+  });
+  drawPalette();
+}
+
+function drawPalette() {
+  const palette = $("edit-palette");
+  palette.replaceChildren();
+  position.deck.forEach(({ card, cows }) => {
+    const el = cardElement({ card, cows });
+    const where = placed.get(card);
+    if (where) {
+      el.classList.add("placed");
+      const tag = document.createElement("span");
+      tag.className = "where";
+      tag.textContent = where.replace("row", "r").replace("hand", "you");
+      el.appendChild(tag);
+    }
+    el.addEventListener("click", () => {
+      if (placed.get(card) === target) placed.delete(card);
+      else placed.set(card, target);
+      drawPalette();
+    });
+    palette.appendChild(el);
+  });
+}
+
+async function applyEdit() {
+  const of = (where) => [...placed].filter(([, w]) => w === where).map(([c]) => c);
+  const others = {};
+  position.others.forEach((_, i) => { others[String(i + 2)] = of(`p${i + 2}`); });
+  let edited;
+  try {
+    edited = await call("POST", "/api/position/edit", { variant: position.variant, players: position.players,
+      placement: position.placement, rows: [1, 2, 3, 4].map((r) => of(`row${r}`)), hand: of("hand"),
+      others, gone: of("gone") });
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  showError("");
+  await load(edited.notation);
+}
+
 // Open a position (the notation) on the Position tab and analyse it.
 async function openPosition(notation) {
   showView("position");
@@ -394,6 +460,9 @@ async function start() {
   });
   $("analyse").addEventListener("submit", analyse);
   $("tree-go").addEventListener("click", showTree);
+  $("edit-box").addEventListener("toggle", () => { if ($("edit-box").open) startEdit(); });
+  $("edit-apply").addEventListener("click", applyEdit);
+  $("edit-reset").addEventListener("click", startEdit);
   $("cancel").addEventListener("click", async () => { if (job) job = await call("DELETE", `/api/jobs/${job.id}`); });
   document.querySelectorAll("#tabs button").forEach((b) => {
     b.hidden = b.dataset.view !== "position" && !(b.dataset.view in info.views) ||
