@@ -5,8 +5,8 @@ arguments all default to these (``docs/reference`` shows them as the flags' defa
 """
 from __future__ import annotations
 
-__all__ = ["BOARD_TIME_LIMIT", "BOARD_TREE_NODES", "BOT_MEMORY", "DEFAULT_MAX_NODES",
-           "DEFAULT_MEMORY", "DEFAULT_SAMPLES", "LINE_NODES", "memory_flag"]
+__all__ = ["BOARD_ORPHAN_SECONDS", "BOARD_TIME_LIMIT", "BOARD_TREE_NODES", "BOT_MEMORY",
+           "DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES", "LINE_NODES", "memory_flag"]
 
 # bytes the tables of a search may hold: exact search's memo, the equilibrium's tables,
 # a decision tree (--memory; the command line lowers it to the machine's RAM)
@@ -19,6 +19,8 @@ DEFAULT_MAX_NODES = 5_000_000
 DEFAULT_SAMPLES = 2000
 # seconds an analysis asked from the board may run when the page gives no time limit
 BOARD_TIME_LIMIT = 60.0
+# seconds a board job runs on once no page asks after it (a tab closed mid-search)
+BOARD_ORPHAN_SECONDS = 30.0
 # a principal line (``nimmt play``'s why, the board's line after a card) is searched only
 # where the exact search's estimate is at most this
 LINE_NODES = 2_000_000

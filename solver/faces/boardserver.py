@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..base.deck import card_cows
+from ..base.defaults import BOARD_ORPHAN_SECONDS
 from ..base.errors import NimmtError, SearchStopped
 from ..base.fileio import loads_strict
 from ..positions.position import Position, format_position
@@ -84,6 +85,7 @@ class Job:
     seconds: float = 0.0
     cancel: threading.Event = field(default_factory=threading.Event)
     value: Any = None   # the work's Python answer (a game review), for later requests
+    seen: float = field(default_factory=time.monotonic)   # when a page last asked after it
 
     def to_json(self) -> dict[str, Any]:
         """The page's view of the job."""
@@ -97,6 +99,9 @@ class Job:
         def advance(n: int) -> None:
             if self.cancel.is_set():
                 raise Cancelled
+            if time.monotonic() - self.seen > BOARD_ORPHAN_SECONDS:   # its tab was closed
+                self.cancel.set()
+                raise Cancelled
             self.what, self.total = what, total
             self.done += n
         return advance
@@ -106,7 +111,9 @@ Work = Callable[[Job], "dict[str, Any] | None"]
 
 
 class Jobs:
-    """Long work (analyses, reviews) run by ``workers`` threads; more waits in a queue.
+    """Long work (analyses, reviews) run by ``workers`` threads; more waits in a queue. A
+    job no page has asked after for ``BOARD_ORPHAN_SECONDS`` (its tab closed) stops at its
+    next progress step, so closed tabs do not hold the threads.
     Finished jobs are kept (at most KEEP_JOBS) for the page to fetch."""
 
     def __init__(self, workers: int = 2) -> None:
@@ -149,9 +156,12 @@ class Jobs:
             job.seconds = time.perf_counter() - start
 
     def get(self, job_id: str) -> Job | None:
-        """The job of this id, if it is kept."""
+        """The job of this id, if it is kept (a page asking after it: it is still wanted)."""
         with self.lock:
-            return self.jobs.get(job_id)
+            found = self.jobs.get(job_id)
+        if found is not None:
+            found.seen = time.monotonic()
+        return found
 
     def shutdown(self) -> None:
         """Cancel every job and stop the threads (each stops at its search's next step)."""

@@ -237,3 +237,22 @@ def test_an_edited_position_is_checked_and_drawn(client):
                             ({"players": None}, "players is required")]:
         response = client.post("/api/position/edit", json={**body, **broken})
         assert response.status_code == 400 and message in response.json()["error"], broken
+
+
+def test_a_job_nobody_asks_after_stops(client, monkeypatch):
+    """A tab closed mid-search: its job stops once no page has asked after it for a while."""
+    from nimmt.solver.faces import boardserver
+    monkeypatch.setattr(boardserver, "BOARD_ORPHAN_SECONDS", 0.3)
+    job = client.post("/api/analyse", json={"position": "example-standard", "seed": 1,
+                                            "method": "montecarlo", "samples": 10**7,
+                                            "time_limit": 60}).json()
+    time.sleep(1.5)   # nobody polls
+    app_jobs = client.app.state.jobs
+    found = app_jobs.jobs[job["id"]]
+    end = time.monotonic() + 30
+    while found.state in ("queued", "running") and time.monotonic() < end:
+        time.sleep(0.05)
+    assert found.state == "cancelled"
+    polled = wait(client, client.post("/api/analyse", json={"position": "example",
+                                                            "seed": 1}).json())
+    assert polled["state"] == "done"   # a job that is asked after runs to its end
