@@ -67,3 +67,14 @@ def row_choice_deal() -> tuple[int, list[int]]:
         if min(hands[0]) < min(rows) and min(hands[0]) < min(hands[1]):
             return seed, hands[0]
     raise AssertionError("no such deal")
+
+
+def wait_job(client, job, seconds=300):
+    """Poll the board's job (its JSON, from a starlette TestClient) until it ends."""
+    import time
+    end = time.monotonic() + seconds
+    while job["state"] in ("queued", "running"):
+        assert time.monotonic() < end, job
+        time.sleep(0.05)
+        job = client.get(f"/api/jobs/{job['id']}").json()
+    return job

@@ -3,6 +3,7 @@ import json
 import time
 
 import pytest
+from helpers import wait_job
 from starlette.testclient import TestClient
 
 from nimmt.solver.faces.board import board_app
@@ -21,15 +22,6 @@ def client():
         yield c
 
 
-def wait(client, job, seconds=120):
-    end = time.monotonic() + seconds
-    while job["state"] in ("queued", "running"):
-        assert time.monotonic() < end, job
-        time.sleep(0.05)
-        job = client.get(f"/api/jobs/{job['id']}").json()
-    return job
-
-
 def cli_json(*args):
     from click.testing import CliRunner
     result = invoke(CliRunner(), "analyse", *args, "--format", "json")
@@ -44,7 +36,7 @@ def cli_json(*args):
     ({"position": "example", "opponents": "nash"}, ["example", "--opponents", "nash"]),
 ])
 def test_the_board_s_figures_are_the_cli_s(client, request_, args):
-    job = wait(client, client.post("/api/analyse", json=request_).json())
+    job = wait_job(client, client.post("/api/analyse", json=request_).json())
     assert job["state"] == "done", job
     ours, theirs = job["result"], cli_json(*args)
     assert ours["method"] == theirs["method"] and ours["value"] == theirs["value"]
@@ -55,7 +47,7 @@ def test_the_board_s_figures_are_the_cli_s(client, request_, args):
 def test_a_row_choice_is_valued_as_the_cli_values_it(client):
     assert client.post("/api/info").status_code == 405  # the info is read, never posted
     text = client.get("/api/info").json()["examples"]["example"] + " turn=4,13"
-    job = wait(client, client.post("/api/analyse", json={"position": text,
+    job = wait_job(client, client.post("/api/analyse", json={"position": text,
                                                          "opponents": "worst"}).json())
     theirs = cli_json(text, "--opponents", "worst")
     assert job["state"] == "done"
@@ -93,7 +85,7 @@ def test_bad_analysis_options_are_one_line(client, body, message):
 
 
 def test_a_bad_opponent_fails_its_analysis_with_one_line(client):
-    job = wait(client, client.post("/api/analyse", json={"position": "example",
+    job = wait_job(client, client.post("/api/analyse", json={"position": "example",
                                                          "opponents": "nobody"}).json())
     assert job["state"] == "failed" and "nobody" in job["error"] and "\n" not in job["error"]
 
@@ -126,13 +118,13 @@ def test_an_analysis_is_cancelled_from_the_page(client):
         time.sleep(0.05)
         job = client.get(f"/api/jobs/{job['id']}").json()
     assert client.delete(f"/api/jobs/{job['id']}").status_code == 200
-    assert wait(client, job, 60)["state"] == "cancelled"
+    assert wait_job(client, job, 60)["state"] == "cancelled"
 
 
 def test_twenty_analyses_at_once_are_all_answered(client):
     jobs = [client.post("/api/analyse", json={"position": "example", "seed": i}).json()
             for i in range(20)]
-    done = [wait(client, job) for job in jobs]
+    done = [wait_job(client, job) for job in jobs]
     assert {job["state"] for job in done} == {"done"}
     assert len({job["result"]["value"] for job in done}) == 1  # exact: every seed agrees
 
@@ -160,7 +152,7 @@ def test_a_card_played_out_is_the_principal_line(client):
     from nimmt.solver.positions.position import load_position
     from nimmt.solver.search.line import principal_line
 
-    job = wait(client, client.post("/api/line", json={"position": "example", "card": 14,
+    job = wait_job(client, client.post("/api/line", json={"position": "example", "card": 14,
                                                       "opponents": "worst"}).json())
     assert job["state"] == "done", job
     line = principal_line(load_position("example"), 14, "worst")
@@ -177,7 +169,7 @@ def test_the_tree_is_the_decision_tree_of_nimmt_tree(client):
     from nimmt.solver.positions.position import load_position
     from nimmt.solver.search.tree import build_tree
 
-    job = wait(client, client.post("/api/tree", json={"position": "example", "depth": 2,
+    job = wait_job(client, client.post("/api/tree", json={"position": "example", "depth": 2,
                                                       "opponents": "random"}).json())
     assert job["state"] == "done", job
     graph = build_tree(load_position("example"), "random", depth=2)
@@ -253,6 +245,6 @@ def test_a_job_nobody_asks_after_stops(client, monkeypatch):
     while found.state in ("queued", "running") and time.monotonic() < end:
         time.sleep(0.05)
     assert found.state == "cancelled"
-    polled = wait(client, client.post("/api/analyse", json={"position": "example",
+    polled = wait_job(client, client.post("/api/analyse", json={"position": "example",
                                                             "seed": 1}).json())
     assert polled["state"] == "done"   # a job that is asked after runs to its end

@@ -138,13 +138,13 @@ def test_a_pasted_bad_position_shows_the_cli_s_line(page):
     page.wait_for_selector("#error:not([hidden])")
     assert page.inner_text("#error") == "rows has 3 rows; give exactly 4 rows separated by '/'"
     page.select_option("#examples", "example-3p")
-    page.wait_for_function("document.querySelectorAll('#hand .card').length == 4")
-    assert page.is_hidden("#error")
+    page.wait_for_function("document.querySelector('#notation').value.includes('players=3')")
+    assert page.is_hidden("#error"), page.inner_text("#error")
 
 
 def test_monte_carlo_on_the_board_matches_the_cli(page):
     page.select_option("#examples", "example-3p")
-    page.wait_for_function("document.querySelectorAll('#hand .card').length == 4")
+    page.wait_for_function("document.querySelector('#notation').value.includes('players=3')")
     page.select_option("#method", "montecarlo")
     page.fill("#samples", "300")
     page.fill("#seed", "7")

@@ -3,11 +3,10 @@ review is `nimmt review --format json`'s, the puzzles are chosen as the quiz cho
 answered as it answers, and a review's mistakes become a puzzle set."""
 import base64
 import json
-import time
 
 import pytest
 from click.testing import CliRunner
-from helpers import row_choice_deal
+from helpers import row_choice_deal, wait_job
 from starlette.testclient import TestClient
 
 from nimmt import cli
@@ -51,15 +50,6 @@ def client(game_file):
         yield c
 
 
-def wait(client, job, seconds=300):
-    end = time.monotonic() + seconds
-    while job["state"] in ("queued", "running"):
-        assert time.monotonic() < end, job
-        time.sleep(0.05)
-        job = client.get(f"/api/jobs/{job['id']}").json()
-    return job
-
-
 # ---------------------------------------------------------------- the game
 
 def test_the_game_s_turns_are_the_record_s(client, game_file):
@@ -82,7 +72,7 @@ def test_the_game_s_turns_are_the_record_s(client, game_file):
 def test_the_review_is_nimmt_review_s(client, game_file):
     job = client.post("/api/game/review", json={"opponents": "worst", "from_turn": 6,
                                                 "players": [1], "seed": 3}).json()
-    job = wait(client, job)
+    job = wait_job(client, job)
     assert job["state"] == "done", job
     ours = job["result"]
     assert b"<svg" in base64.b64decode(ours.pop("picture"))
@@ -100,7 +90,7 @@ def test_the_review_is_nimmt_review_s(client, game_file):
 
 
 def test_the_review_s_picture_is_an_svg(client):
-    job = wait(client, client.post("/api/game/review", json={"opponents": "worst",
+    job = wait_job(client, client.post("/api/game/review", json={"opponents": "worst",
                                                              "from_turn": 8}).json())
     svg = base64.b64decode(job["result"]["picture"]).decode()
     assert "<svg" in svg and "regret" in svg
@@ -123,7 +113,7 @@ def test_a_cancelled_review_stops(client):
     job = client.post("/api/game/review", json={"opponents": "random", "samples": 100000,
                                                 "time_limit": 30}).json()
     client.delete(f"/api/jobs/{job['id']}")
-    assert wait(client, job)["state"] == "cancelled"
+    assert wait_job(client, job)["state"] == "cancelled"
 
 
 # ---------------------------------------------------------------- puzzles
@@ -171,12 +161,13 @@ def test_bad_puzzle_requests_are_one_line(client, path, body, status, message):
 
 
 def test_a_review_s_mistakes_become_the_puzzles_shown(client):
-    review = wait(client, client.post("/api/game/review", json={
+    review = wait_job(client, client.post("/api/game/review", json={
         "opponents": "worst", "from_turn": 5, "players": [1]}).json())
     mistakes = [d for d in review["result"]["decisions"]
                 if d["kind"] == "card" and d["label"] in ("mistake", "blunder")]
     assert mistakes, "the fixture's random player made no mistake: pick another seed"
-    job = wait(client, client.post("/api/puzzles/from-review", json={"job": review["id"]}).json())
+    job = wait_job(client, client.post("/api/puzzles/from-review",
+                                       json={"job": review["id"]}).json())
     assert job["state"] == "done", job
     made = job["result"]
     assert made["count"] + len(made["skipped"]) == len(mistakes)

@@ -191,34 +191,38 @@ function searchModel() {
   return ["random", "worst", "nash"].includes(o) ? o : "random";
 }
 
-// The line after the chosen card, to the end of the round (the server's principal line).
-async function playOut(card) {
-  const box = $("line");
-  box.textContent = "searching the line…";
-  let lineJob;
+// Start a job (POST `path` with `body`) and, when it ends, `render` its result into `box`
+// (or the one line it ended with); `waiting` says what is under way meanwhile.
+async function jobInto(box, path, body, waiting, render) {
+  box.textContent = waiting;
+  let started;
   try {
-    lineJob = await call("POST", "/api/line", { position: position.notation, card, opponents: searchModel() });
+    started = await call("POST", path, body);
   } catch (e) {
     box.textContent = e.message;
     return;
   }
-  watch(lineJob.id, (current) => {
+  watch(started.id, (current) => {
     if (current.state === "running" || current.state === "queued") return;
-    if (!current.result) {
-      box.textContent = `${current.state}: ${current.error || ""}`;
-      return;
-    }
-    const r = current.result;
-    const table = document.createElement("table");
-    table.className = "line";
-    table.innerHTML = `<caption>after your ${r.card}, the most damaging replies ${r.opponents} allows and your best answers: ` +
-      `${r.total} cows to the end</caption>` +
-      "<tr><th>turn</th><th>you</th><th>opponents</th><th>cows</th></tr>" +
-      r.turns.map((t) => `<tr><td>${t.turn}</td><td>${t.you}</td><td>${t.opponents}` +
-        (t.choices.length ? `<br><small>${t.choices.join("; ")}</small>` : "") +
-        `</td><td>${t.cows || ""}</td></tr>`).join("");
-    box.replaceChildren(table);
+    if (!current.result) box.textContent = `${current.state}: ${current.error || ""}`;
+    else render(current.result);
   });
+}
+
+// The line after the chosen card, to the end of the round (the server's principal line).
+function playOut(card) {
+  jobInto($("line"), "/api/line", { position: position.notation, card, opponents: searchModel() },
+    "searching the line…", (r) => {
+      const table = document.createElement("table");
+      table.className = "line";
+      table.innerHTML = `<caption>after your ${r.card}, the most damaging replies ${r.opponents} allows and your best answers: ` +
+        `${r.total} cows to the end</caption>` +
+        "<tr><th>turn</th><th>you</th><th>opponents</th><th>cows</th></tr>" +
+        r.turns.map((t) => `<tr><td>${t.turn}</td><td>${t.you}</td><td>${t.opponents}` +
+          (t.choices.length ? `<br><small>${t.choices.join("; ")}</small>` : "") +
+          `</td><td>${t.cows || ""}</td></tr>`).join("");
+      $("line").replaceChildren(table);
+    });
 }
 
 // A tree node as nested <details>: each edge's label, cows and probability, the best ones marked.
@@ -240,27 +244,12 @@ function treeElement(edge, node, open, parent) {
   return el;
 }
 
-async function showTree() {
-  const box = $("tree");
-  box.textContent = "building the tree…";
-  let treeJob;
-  try {
-    treeJob = await call("POST", "/api/tree", { position: position.notation, opponents: searchModel(),
-      depth: Number($("tree-depth").value), best_only: $("tree-best").checked });
-  } catch (e) {
-    box.textContent = e.message;
-    return;
-  }
-  watch(treeJob.id, (current) => {
-    if (current.state === "running" || current.state === "queued") return;
-    if (!current.result) {
-      box.textContent = `${current.state}: ${current.error || ""}`;
-      return;
-    }
-    const r = current.result;
+function showTree() {
+  jobInto($("tree"), "/api/tree", { position: position.notation, opponents: searchModel(),
+    depth: Number($("tree-depth").value), best_only: $("tree-best").checked }, "building the tree…", (r) => {
     const title = document.createElement("p");
     title.textContent = `decision tree against ${r.opponents}, ${r.depth} turn${r.depth > 1 ? "s" : ""} deep, ${r.nodes} nodes (★ best)`;
-    box.replaceChildren(title, treeElement(null, r.tree, true, null));
+    $("tree").replaceChildren(title, treeElement(null, r.tree, true, null));
   });
 }
 
