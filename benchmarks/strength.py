@@ -1,6 +1,7 @@
 """Playing strength: duplicate-deal arenas and one rating table per setting.
 
     python benchmarks/strength.py [--deals 200] [--seed 1] [--workers 1] [--only 2p,4p,3p]
+                                  [--checkpoint DIR]
 
 Settings (one round each, duplicate deals: every deal replayed in every seat rotation):
   2p  tactical, 2 players: every listed pair plays its own duplicate match;
@@ -16,6 +17,9 @@ Settings (one round each, duplicate deals: every deal replayed in every seat rot
   std4, std6: the standard game (104 cards, hidden hands), 4 and 6 players: the search
           bots at their default budgets with the rule bots (std4: two tables of four).
   rules4: the rule-of-thumb bots at one table, tactical, 4 players.
+  r2, r4, r3, rstd4, rstd6: the rating list: every kind of bot (the learned policy and
+          playouts by it among them) in 2- and 4-player tactical, 3-player logic and 4- and
+          6-player standard.
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -25,8 +29,10 @@ percentile. Prints Markdown tables.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import os
+import pickle
 import sys
 import time
 from collections import defaultdict
@@ -76,6 +82,25 @@ SETTINGS = {
     "std6": (Rules("standard", 6, one_round=True), [
         "ismcts,expecti,mcs,careful,closest,random"]),
     "rules4": (Rules("tactical", 4, one_round=True), ["careful,closest,lowkeeper,dumper"]),
+    # the rating list (docs/PERFORMANCE.md, "The rating list"): every kind of bot, the learned
+    # policy among them, in the five settings, each setting's tables sharing bots so that one
+    # fit rates them all (run with --only r2,r4,r3,rstd4,rstd6 --checkpoint DIR)
+    "r2": (Rules("tactical", 2, one_round=True), [
+        "learned,closest", "learned,random", "careful,closest", "closest,random",
+        "expecti,learned", "expecti,mcs", "mcs:playout=learned,mcs", "ismcts,expecti",
+        "ismcts,mcs:playout=learned"]),
+    "r4": (Rules("tactical", 4, one_round=True), [
+        "ismcts,mcs:playout=learned,learned,careful", "expecti,mcs,closest,random",
+        "learned,careful,closest,random", "ismcts,expecti,mcs,learned"]),
+    "r3": (Rules("logic", 3, one_round=True), [
+        "expecti,learned,careful", "mcs,mcs:playout=learned,closest", "ismcts,expecti,mcs",
+        "learned,closest,random"]),
+    "rstd4": (Rules("standard", 4, one_round=True), [
+        "ismcts,mcs:playout=learned,learned,careful", "expecti,mcs,careful,closest",
+        "learned,closest,lowkeeper,random"]),
+    "rstd6": (Rules("standard", 6, one_round=True), [
+        "ismcts,mcs:playout=learned,learned,careful,closest,random",
+        "expecti,mcs,careful,closest,dumper,random"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200
@@ -96,15 +121,31 @@ def pair_wins(result, names):
     return np.array(list(deals.values()))
 
 
-def run_setting(key, deals, seed, workers):
+def played(key, text, rules, deals, seed, workers, checkpoint):
+    """One table's arena; with ``checkpoint`` (a folder) a table finished before is read
+    back, and one finished now is kept, so a stopped run resumes at its next table."""
+    path = None
+    if checkpoint:
+        name = f"{key}-{hashlib.sha1(text.encode()).hexdigest()[:10]}-d{deals}-s{seed}.pickle"
+        path = os.path.join(checkpoint, name)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                return pickle.load(f)
+    t0 = time.perf_counter()
+    r = run_arena(rules, parse_bots(text), deals, seed, workers=workers)
+    print(f"  {key} {text}: {r.deals} deals, {len(r.games)} games, "
+          f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    if path and r.complete:
+        os.makedirs(checkpoint, exist_ok=True)
+        with open(path + ".part", "wb") as f:
+            pickle.dump(r, f)
+        os.replace(path + ".part", path)
+    return r
+
+
+def run_setting(key, deals, seed, workers, checkpoint=None):
     rules, tables = SETTINGS[key]
-    results = []
-    for text in tables:
-        t0 = time.perf_counter()
-        r = run_arena(rules, parse_bots(text), deals, seed, workers=workers)
-        results.append(r)
-        print(f"  {key} {text}: {r.deals} deals, {len(r.games)} games, "
-              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    results = [played(key, text, rules, deals, seed, workers, checkpoint) for text in tables]
     names = sorted({b for r in results for b in r.bots},
                    key=lambda b: min(r.bots.index(b) + 10 * i for i, r in enumerate(results)
                                      if b in r.bots))
@@ -160,9 +201,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", default="2p,4p,3p")
+    parser.add_argument("--checkpoint", metavar="DIR",
+                        help="keep each finished table here; a run started again with the "
+                             "same arguments resumes at the first table not finished")
     args = parser.parse_args()
     for key in args.only.split(","):
-        run_setting(key, args.deals, args.seed, args.workers)
+        run_setting(key, args.deals, args.seed, args.workers, args.checkpoint)
 
 
 if __name__ == "__main__":
