@@ -110,10 +110,13 @@ def test_a_bad_review_request_is_one_line(client, body, message):
 
 
 def test_a_cancelled_review_stops(client):
+    """Cancel stops a review at its next decision (each decision is one analysis, here at
+    most a second)."""
     job = client.post("/api/game/review", json={"opponents": "random", "samples": 100000,
-                                                "time_limit": 30}).json()
+                                                "time_limit": 1}).json()
     client.delete(f"/api/jobs/{job['id']}")
-    assert wait_job(client, job)["state"] == "cancelled"
+    done = wait_job(client, job, seconds=30)
+    assert done["state"] == "cancelled" and done["progress"]["done"] <= 2
 
 
 # ---------------------------------------------------------------- puzzles
