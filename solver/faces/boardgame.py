@@ -127,7 +127,7 @@ def game_view(record: dict[str, Any] | None = None, source: str = "") -> ViewMak
 
             def work(job: Job) -> dict[str, Any]:
                 done = review_game(record, progress=job.step("decisions reviewed", count),
-                                   **options)
+                                   working=job.check, **options)
                 job.value = done
                 board.shared["review"] = job.id
                 return review_json(done)

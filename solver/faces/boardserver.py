@@ -93,15 +93,20 @@ class Job:
                 "progress": {"what": self.what, "done": self.done, "total": self.total},
                 "result": self.result, "error": self.error, "seconds": round(self.seconds, 3)}
 
+    def check(self, n: int = 0) -> None:
+        """Raise ``Cancelled`` when the job is cancelled or no page asks after it any more
+        (a progress callback that counts nothing: for work inside a counted step)."""
+        if self.cancel.is_set():
+            raise Cancelled
+        if time.monotonic() - self.seen > BOARD_ORPHAN_SECONDS:   # its tab was closed
+            self.cancel.set()
+            raise Cancelled
+
     def step(self, what: str, total: int) -> Callable[[int], None]:
         """A progress callback for the search: counts, and stops the search when the job
         is cancelled."""
         def advance(n: int) -> None:
-            if self.cancel.is_set():
-                raise Cancelled
-            if time.monotonic() - self.seen > BOARD_ORPHAN_SECONDS:   # its tab was closed
-                self.cancel.set()
-                raise Cancelled
+            self.check()
             self.what, self.total = what, total
             self.done += n
         return advance

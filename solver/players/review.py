@@ -201,11 +201,14 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
                 opponents: str = "random", samples: int = DEFAULT_SAMPLES, seed: int = 0,
                 time_limit: float | None = None, max_nodes: int = DEFAULT_MAX_NODES,
                 first_turn: int = 1, rows: bool = True,
-                progress: Callable[[int], None] | None = None) -> GameReview:
+                progress: Callable[[int], None] | None = None,
+                working: Callable[[int], None] | None = None) -> GameReview:
     """Review every decision of ``seats`` (0-based; default all) from turn ``first_turn``
     of each round on (forced last cards skipped). Ctrl-C raises errors.SearchInterrupted
     whose ``partial`` is the review of the decisions judged (``complete`` False).
-    ``time_limit``: seconds per analysis."""
+    ``time_limit``: seconds per analysis; ``progress(1)`` after each decision;
+    ``working``: the analyses' own progress callback (a caller's chance to stop a review
+    inside a decision: what it raises ends the review)."""
     opponents = judge_model(opponents)
     rounds = replay(record)
     n = record["players"]
@@ -219,7 +222,7 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
 
     def judge(position: Position) -> Analysis:
         return analyse_any(position, opponents, samples=samples, seed=seed,
-                           time_limit=time_limit, max_nodes=max_nodes)
+                           time_limit=time_limit, max_nodes=max_nodes, progress=working)
 
     try:
         for r, t, s in todo:

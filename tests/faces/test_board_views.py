@@ -3,6 +3,7 @@ review is `nimmt review --format json`'s, the puzzles are chosen as the quiz cho
 answered as it answers, and a review's mistakes become a puzzle set."""
 import base64
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -109,14 +110,16 @@ def test_a_bad_review_request_is_one_line(client, body, message):
     assert message in response.json()["error"]
 
 
-def test_a_cancelled_review_stops(client):
-    """Cancel stops a review at its next decision (each decision is one analysis, here at
-    most a second)."""
-    job = client.post("/api/game/review", json={"opponents": "random", "samples": 100000,
-                                                "time_limit": 1}).json()
+def test_a_cancelled_review_stops_inside_a_decision(client):
+    """Cancel stops a review inside the analysis of a decision (here one of 30 seconds)."""
+    job = client.post("/api/game/review", json={"opponents": "random", "samples": 10**7,
+                                                "time_limit": 30}).json()
+    time.sleep(1.0)
+    start = time.monotonic()
     client.delete(f"/api/jobs/{job['id']}")
-    done = wait_job(client, job, seconds=30)
-    assert done["state"] == "cancelled" and done["progress"]["done"] <= 2
+    done = wait_job(client, job, seconds=60)
+    assert done["state"] == "cancelled" and done["progress"]["done"] <= 1
+    assert time.monotonic() - start < 25   # inside the decision's 30 s, not after it
 
 
 # ---------------------------------------------------------------- puzzles
