@@ -59,6 +59,7 @@ def browser():
 def open_page(browser, url, height=760):
     # the page forbids eval (its CSP); the test's own waits evaluate expressions
     page = browser.new_page(viewport={"width": 1200, "height": height}, bypass_csp=True)
+    page.set_default_timeout(120_000)   # a loaded machine compiles and searches slowly
     page.goto(url)
     return page
 
