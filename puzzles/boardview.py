@@ -15,7 +15,6 @@ page can save as a puzzle set file.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -34,14 +33,6 @@ __all__ = ["MISTAKES", "answer_json", "puzzle_view", "puzzles_json"]
 
 MISTAKES = "mistakes"   # the name of the set made from the game's review
 TIE = 1e-9              # a card worth no more than the solution is right
-
-
-@dataclass
-class _Shown:
-    """The set the view shows: its name and its puzzles."""
-
-    name: str
-    puzzles: PuzzleSet
 
 
 def _puzzle_json(number: int, puzzle: Puzzle) -> dict[str, Any]:
@@ -88,48 +79,47 @@ def answer_json(puzzle: Puzzle, card: int) -> dict[str, Any]:
 
 def puzzle_view(name: str | None = None) -> ViewMaker:
     """The puzzles view, opening on the set ``name`` (a shipped set or a file; default the
-    first shipped set). The page may open shipped sets by name, never files."""
+    first shipped set). The page may open shipped sets by name, never files. Every request
+    names its set, so two tabs on two sets never mix their puzzles."""
     shipped = list(shipped_sets())
     start = name or shipped[0]
-    shown = _Shown(start, load_set(start))
+    loaded: dict[str, PuzzleSet] = {start: load_set(start)}
     made: dict[str, PuzzleSet] = {}
+
+    def lookup(wanted: Any) -> PuzzleSet:
+        """A set the board holds: one made here, the one it opened on, or a shipped one."""
+        if wanted in made:
+            return made[wanted]
+        if isinstance(wanted, str) and (wanted == start or wanted in shipped):
+            if wanted not in loaded:
+                loaded[wanted] = load_set(wanted)
+            return loaded[wanted]
+        raise NimmtError(f"no puzzle set {str(wanted)[:40]!r} on this board; the shipped "
+                         f"sets are {', '.join(shipped)}")
 
     def make(board: Board) -> View:
         def listing(request: Request, body: dict[str, Any]) -> dict[str, Any]:
             p = take_params(body, ("set", "themes", "difficulty"), "puzzles")
-            wanted = p.get("set")
-            if wanted is not None and wanted != shown.name:
-                _open(wanted)
+            wanted = p.get("set", start)
             themes = p.get("themes") or []
             difficulty = p.get("difficulty") or None
             if not isinstance(themes, list) or not all(isinstance(t, str) for t in themes):
                 raise NimmtError("themes is a list of theme names")
             if difficulty is not None and not isinstance(difficulty, str):
                 raise NimmtError("difficulty is a range: 3, 2..5, 4.. or ..3")
-            out = puzzles_json(shown.name, shown.puzzles, themes, difficulty)
+            out = puzzles_json(wanted, lookup(wanted), themes, difficulty)
             out["sets"] = shipped + [n for n in made if n not in shipped] + (
                 [start] if start not in shipped and start not in made else [])
             return out
 
-        def _open(wanted: Any) -> None:
-            if wanted in made:
-                shown.name, shown.puzzles = wanted, made[wanted]
-            elif wanted == start:
-                shown.name, shown.puzzles = start, load_set(start)
-            elif isinstance(wanted, str) and wanted in shipped:
-                shown.name, shown.puzzles = wanted, load_set(wanted)
-            else:
-                raise NimmtError(f"no puzzle set {str(wanted)[:40]!r} on this board; the "
-                                 f"shipped sets are {', '.join(shipped)}")
-
         def answer(request: Request, body: dict[str, Any]) -> dict[str, Any]:
-            p = take_params(body, ("number", "card"), "answer")
-            count = len(shown.puzzles.puzzles)
-            number = request_int(p, "number", 1, max(1, count), None)
+            p = take_params(body, ("set", "number", "card"), "answer")
+            puzzles = lookup(p.get("set", start)).puzzles
+            number = request_int(p, "number", 1, max(1, len(puzzles)), None)
             card = request_int(p, "card", 1, 10_000, None)
             if number is None or card is None:
                 raise NimmtError("an answer names the puzzle (number) and the card")
-            return answer_json(shown.puzzles.puzzles[number - 1], card)
+            return answer_json(puzzles[number - 1], card)
 
         def from_review(request: Request, body: dict[str, Any]) -> dict[str, Any]:
             p = take_params(body, ("job",), "mistakes")

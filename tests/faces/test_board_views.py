@@ -151,6 +151,19 @@ def test_an_answer_is_the_quiz_s(client):
     assert {v["card"]: v["value"] for v in got["values"]} == dict(puzzle.values)
 
 
+def test_two_tabs_on_two_sets_do_not_mix_their_puzzles(client):
+    """Every request names its set: a listing of another set in between changes nothing."""
+    other = next(n for n in files.shipped_sets() if n != SHIPPED)
+    mine, theirs = files.load_set(SHIPPED).puzzles[0], files.load_set(other).puzzles[0]
+    client.post("/api/puzzles", json={"set": other})   # another tab
+    got = client.post("/api/puzzles/answer", json={"set": SHIPPED, "number": 1,
+                                                   "card": mine.solution}).json()
+    assert got["correct"] and got["explanation"] == mine.explanation
+    got = client.post("/api/puzzles/answer", json={"set": other, "number": 1,
+                                                   "card": theirs.solution}).json()
+    assert got["correct"] and got["explanation"] == theirs.explanation
+
+
 @pytest.mark.parametrize("path,body,status,message", [
     ("/api/puzzles/answer", {"number": 1, "card": 999}, 400, "not in this puzzle's hand"),
     ("/api/puzzles/answer", {"number": 10**6, "card": 3}, 400, "number must be"),
@@ -182,7 +195,7 @@ def test_a_review_s_mistakes_become_the_puzzles_shown(client):
     assert [p["id"] for p in shown["puzzles"]] == [p.id for p in data.puzzles]
     assert "mistakes" in shown["sets"]
     first = data.puzzles[0]
-    answer = client.post("/api/puzzles/answer", json={"number": 1,
+    answer = client.post("/api/puzzles/answer", json={"set": "mistakes", "number": 1,
                                                       "card": first.tempting}).json()
     assert not answer["correct"] and answer["line_turns"][0]["you"] == first.tempting
 

@@ -70,7 +70,7 @@
     if (answered) return;   // one answer a puzzle; next or previous to go on
     let r;
     try {
-      r = await call("POST", "/api/puzzles/answer", { number: p.number, card });
+      r = await call("POST", "/api/puzzles/answer", { set: listing.set, number: p.number, card });
     } catch (e) {
       showError(e.message);
       return;
