@@ -1367,8 +1367,8 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
         if p > n:
             _usage(f"--player {p}: this game has players 1..{n}")
     seats = sorted({p - 1 for p in player}) if player else None
-    count = (len(seats) if seats else n) * len(record["rounds"]) * max(0, 10 - from_turn)
-    progress = LazyProgress(count, "decisions", delay=0.5)
+    progress = LazyProgress(reviewing.decisions_to_review(record, seats, from_turn), "decisions",
+                            delay=0.5)
     try:
         result = reviewing.review_game(record, seats, opponents, samples=samples,
                                        seed=_fresh_seed(seed), time_limit=time_limit,
@@ -1420,9 +1420,9 @@ def _command_line() -> str:
 def _write_mistakes(result: Any, path: str) -> None:
     """``review --puzzles``: the review's mistakes and blunders as a puzzle set at ``path``."""
     from .puzzles.files import save_set
-    from .puzzles.mistakes import MISTAKE_LABELS, mistake_puzzles
+    from .puzzles.mistakes import mistake_puzzles, mistakes_of
 
-    count = sum(d.kind == "card" and d.label in MISTAKE_LABELS for d in result.decisions)
+    count = len(mistakes_of(result))
     progress = LazyProgress(count, "mistakes solved", delay=0.5)
     try:
         made = mistake_puzzles(result, progress=progress)
@@ -1471,15 +1471,13 @@ def play(variant: str, players: int, placement: str, bots: str, threshold: int,
     Example:
       nimmt play --players 3 --bots expecti,closest --one-round --record game.json
     """
-    from .solver.players.play import HumanGame
+    from .solver.players.play import HumanGame, other_seats
     from .solver.players.records import save_record
 
-    specs = _bot_specs(bots, None)
-    if len(specs) == 1 and players > 2:
-        specs *= players - 1
-    if len(specs) != players - 1:
-        _usage(f"--bots names {len(specs)} bots for --players {players}; name one per "
-               f"other seat ({players - 1})")
+    try:
+        specs = other_seats(bots, players)
+    except NimmtError as e:  # a bad name or count: one line with the --help hint
+        _usage(cli_message(e))
     used = _fresh_seed(seed)
 
     def ask(prompt: str) -> str | None:

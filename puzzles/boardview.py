@@ -26,7 +26,7 @@ from ..solver.players.review import GameReview
 from ..solver.positions.position import parse_position
 from . import core, render
 from .files import load_set, parse_difficulty, select_puzzles, set_themes, shipped_sets
-from .mistakes import MISTAKE_LABELS, mistake_puzzles
+from .mistakes import mistake_puzzles, mistakes_of
 from .records import Puzzle, PuzzleSet
 
 __all__ = ["MISTAKES", "answer_json", "puzzle_view", "puzzles_json"]
@@ -130,8 +130,7 @@ def puzzle_view(name: str | None = None) -> ViewMaker:
             if review.opponents not in ("random", "worst"):
                 raise NimmtError(f"puzzles come from a review against random or worst; this "
                                  f"one judged against {review.opponents}")
-            count = sum(d.kind == "card" and d.label in MISTAKE_LABELS
-                        for d in review.decisions)
+            count = len(mistakes_of(review))
 
             def work(job: Job) -> dict[str, Any]:
                 found = mistake_puzzles(review, progress=job.step("mistakes solved", count))

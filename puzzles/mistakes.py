@@ -17,12 +17,12 @@ from typing import Any
 
 from ..solver.base.errors import NimmtError, SearchStopped
 from ..solver.base.names import Model
-from ..solver.players.review import GameReview
+from ..solver.players.review import Decision, GameReview
 from ..solver.positions.position import parse_position
 from . import core
 from .records import Puzzle, PuzzleSet
 
-__all__ = ["MISTAKE_LABELS", "MistakeSet", "mistake_puzzles"]
+__all__ = ["MISTAKE_LABELS", "MistakeSet", "mistake_puzzles", "mistakes_of"]
 
 MISTAKE_LABELS = ("mistake", "blunder")
 MAX_NODES = 5_000_000   # an exact re-solve per mistake; larger ones are skipped
@@ -40,6 +40,11 @@ class MistakeSet:
         return PuzzleSet(tuple(self.puzzles), command=command, complete=True)
 
 
+def mistakes_of(review: GameReview, labels: Sequence[str] = MISTAKE_LABELS) -> list[Decision]:
+    """The review's card decisions labelled one of ``labels``, in the review's order."""
+    return [d for d in review.decisions if d.kind == "card" and d.label in labels]
+
+
 def mistake_puzzles(review: GameReview, labels: Sequence[str] = MISTAKE_LABELS,
                     max_nodes: int = MAX_NODES,
                     progress: Callable[[int], None] | None = None) -> MistakeSet:
@@ -52,9 +57,7 @@ def mistake_puzzles(review: GameReview, labels: Sequence[str] = MISTAKE_LABELS,
                          f"{review.opponents}")
     out = MistakeSet()
     names = review.names
-    for d in review.decisions:
-        if d.kind != "card" or d.label not in labels:
-            continue
+    for d in mistakes_of(review, labels):
         where = f"round {d.round} turn {d.turn} {names[d.seat]} played {d.played}"
         position = parse_position(d.position)
         try:

@@ -19,7 +19,14 @@ from ..base.defaults import DEFAULT_SAMPLES
 from ..base.errors import NimmtError
 from ..base.rules import HAND_SIZE
 from ..players.records import replay, validate_record
-from ..players.review import GameReview, judge_model, regret_figure, review_game, seat_view
+from ..players.review import (
+    GameReview,
+    decisions_to_review,
+    judge_model,
+    regret_figure,
+    review_game,
+    seat_view,
+)
 from ..positions.position import format_position
 from .boardserver import Board, Job, NotFound, View, ViewMaker, cards_json, position_json
 from .options import request_cards, request_int, request_seconds, take_params
@@ -118,12 +125,10 @@ def game_view(record: dict[str, Any] | None = None, source: str = "") -> ViewMak
 
         def review(request: Request, body: dict[str, Any]) -> dict[str, Any]:
             g = current()
-            record, steps = g["record"], g["steps"]
+            record = g["record"]
             players = record["players"]
             options = _review_request(body, players)
-            seats = options["seats"]
-            count = (len(seats) if seats else players) * sum(
-                s["turn"] >= options["first_turn"] and s["turn"] < HAND_SIZE for s in steps)
+            count = decisions_to_review(record, options["seats"], options["first_turn"])
 
             def work(job: Job) -> dict[str, Any]:
                 done = review_game(record, progress=job.step("decisions reviewed", count),

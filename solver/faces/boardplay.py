@@ -22,8 +22,8 @@ from ..base.deck import DEFAULT_THRESHOLD
 from ..base.errors import NimmtError
 from ..base.names import Placement, Variant, values
 from ..base.rules import Rules, card_cows
-from ..players.bots import Moment, parse_bots
-from ..players.play import HumanGame, Quit, Undo
+from ..players.bots import Moment
+from ..players.play import HumanGame, Quit, Undo, option_labels, other_seats
 from ..positions.position import Position, format_position
 from .boardserver import Board, View, ViewMaker, position_json
 from .options import request_int, take_params
@@ -83,14 +83,9 @@ class BoardGame(HumanGame):
             self.log.append(f"{answer[:20]!r} is not a card of your hand")
 
     def ask_row(self, moment: Moment) -> int:
-        options = []
-        for o, (take, tie) in enumerate(moment.options):
-            if take >= 0:
-                cows = sum(card_cows(c) for c in moment.rows[take])
-                label = f"take row {take + 1} ({cows} cows)"
-            else:
-                label = f"{'right' if tie == 0 else 'left'} end"
-            options.append({"option": o, "label": label, "take_row": take, "tie_side": tie})
+        options = [{"option": o, "label": label, "take_row": take, "tie_side": tie}
+                   for o, ((take, tie), label) in enumerate(zip(moment.options,
+                                                                option_labels(moment)))]
         turn = ",".join(map(str, moment.cards))
         while True:
             answer = self._wait_answer({
@@ -149,12 +144,7 @@ def _new_game(body: Mapping[str, Any]) -> BoardGame:
     bots = p.get("bots", "closest")
     if not isinstance(bots, str):
         raise NimmtError("bots names the other seats' bots, separated by commas")
-    specs = parse_bots(bots, None)
-    if len(specs) == 1 and players > 2:
-        specs *= players - 1
-    if len(specs) != players - 1:
-        raise NimmtError(f"bots names {len(specs)} bots for {players} players; name one per "
-                         f"other seat ({players - 1})")
+    specs = other_seats(bots, players)
     one_round = p.get("one_round", False)
     if not isinstance(one_round, bool):
         raise NimmtError("one_round is true or false")

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..base.defaults import LINE_NODES
-from ..base.errors import NimmtError
+from ..base.errors import NimmtError, param
 from ..base.rules import MAX_PLAYERS, Rules, card_cows, plural
 from ..kernels import engine
 from ..positions.owners import estimate_nodes
@@ -28,11 +28,21 @@ from ..positions.position import Position
 from ..search.line import principal_line
 from .arena import bot_labels
 from .botmodel import analyse_any
-from .bots import RULE_BOTS, Bot, BotSpec, Decision, Moment, make_policy, rank_row_options
+from .bots import (
+    RULE_BOTS,
+    Bot,
+    BotSpec,
+    Decision,
+    Moment,
+    make_policy,
+    parse_bots,
+    rank_row_options,
+)
 from .records import GameRecorder
 from .seats import Table, bot_seed, deal_cards
 
-__all__ = ["HumanGame", "Quit", "Undo", "hint_model", "rows_text"]
+__all__ = ["HumanGame", "Quit", "Undo", "hint_model", "option_labels", "other_seats",
+           "rows_text"]
 
 
 
@@ -56,6 +66,32 @@ def rows_text(rows: Sequence[Sequence[int]]) -> str:
         out.append(f"row {i}: {' '.join(f'{c:>3}' for c in row):<20} "
                    f"({plural(cows, 'cow')}, room {5 - len(row)})")
     return "\n".join(out)
+
+
+def other_seats(bots: str, players: int) -> list[BotSpec]:
+    """The bots of seats 2..``players`` from ``bots``: one name for every other seat, or
+    one per seat, separated by commas (a bad name or count: one line)."""
+    specs = parse_bots(bots, None)
+    if len(specs) == 1 and players > 2:
+        specs *= players - 1
+    if len(specs) != players - 1:
+        raise NimmtError(f"{param('bots')} names {len(specs)} bots for "
+                         f"{param('players', players)}; name one per other seat "
+                         f"({players - 1})")
+    return specs
+
+
+def option_labels(moment: Moment) -> list[str]:
+    """Each row option of a row choice, as the player reads it: ``take row 2 (5 cows)``,
+    ``right end``, ``left end``."""
+    labels = []
+    for take, tie in moment.options:
+        if take >= 0:
+            cows = sum(card_cows(c) for c in moment.rows[take])
+            labels.append(f"take row {take + 1} ({plural(cows, 'cow')})")
+        else:
+            labels.append(f"{'right' if tie == 0 else 'left'} end")
+    return labels
 
 
 def hint_model(specs: Sequence[BotSpec]) -> tuple[str, str]:
@@ -169,14 +205,8 @@ class HumanGame:
                                      if moment.options[0][0] >= 0 else
                                      "fits two rows equally: choose the end"))
         self.say(rows_text(moment.rows))
-        labels = []
-        for o, (take, tie) in enumerate(moment.options):
-            if take >= 0:
-                cows = sum(card_cows(c) for c in moment.rows[take])
-                labels.append(f"{o + 1}: take row {take + 1} ({plural(cows, 'cow')})")
-            else:
-                labels.append(f"{o + 1}: {'right' if tie == 0 else 'left'} end")
-        self.say("   ".join(labels))
+        self.say("   ".join(f"{o}: {label}"
+                               for o, label in enumerate(option_labels(moment), 1)))
         while True:
             line = self.ask(f"option 1..{len(moment.options)} (empty: the rule's choice; "
                             "hint, undo, quit)")

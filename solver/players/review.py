@@ -29,7 +29,8 @@ from .botmodel import analyse_any, is_model, opponent_spec
 from .bots import Moment
 from .records import RecordTurn, replay
 
-__all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "judge_model", "label_of",
+__all__ = ["LABELS", "Decision", "GameReview", "SeatSummary", "decisions_to_review",
+           "judge_model", "label_of",
            "regret_figure", "regret_plot", "render_html", "render_text", "review_card",
            "review_game", "seat_view"]
 
@@ -197,6 +198,27 @@ def judge_model(opponents: str) -> str:
     return opponents if is_model(opponents) else str(opponent_spec(opponents))
 
 
+def _to_review(record: dict[str, Any], seats: Sequence[int] | None, first_turn: int
+               ) -> tuple[tuple[int, ...], list]:
+    """The seats reviewed and each (round, turn, seat) to judge: every turn from
+    ``first_turn`` on but a forced last card."""
+    n = record["players"]
+    chosen = tuple(range(n)) if seats is None else tuple(seats)
+    for s in chosen:
+        if not 0 <= s < n:
+            raise NimmtError(f"player {s + 1} is not in this game; give 1..{n}")
+    todo = [(r, t, s) for r in replay(record) for t in r.turns[first_turn - 1:]
+            for s in chosen if t.before.cards_left > 1]
+    return chosen, todo
+
+
+def decisions_to_review(record: dict[str, Any], seats: Sequence[int] | None = None,
+                        first_turn: int = 1) -> int:
+    """How many (turn, player) decisions ``review_game`` judges with these options: the
+    total of its ``progress`` (a row choice rides on its turn's card)."""
+    return len(_to_review(record, seats, first_turn)[1])
+
+
 def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
                 opponents: str = "random", samples: int = DEFAULT_SAMPLES, seed: int = 0,
                 time_limit: float | None = None, max_nodes: int = DEFAULT_MAX_NODES,
@@ -210,14 +232,7 @@ def review_game(record: dict[str, Any], seats: Sequence[int] | None = None,
     ``working``: the analyses' own progress callback (a caller's chance to stop a review
     inside a decision: what it raises ends the review)."""
     opponents = judge_model(opponents)
-    rounds = replay(record)
-    n = record["players"]
-    chosen = tuple(range(n)) if seats is None else tuple(seats)
-    for s in chosen:
-        if not 0 <= s < n:
-            raise NimmtError(f"player {s + 1} is not in this game; give 1..{n}")
-    todo = [(r, t, s) for r in rounds for t in r.turns[first_turn - 1:]
-            for s in chosen if t.before.cards_left > 1]
+    chosen, todo = _to_review(record, seats, first_turn)
     review = GameReview(record, chosen, str(opponents), total=len(todo))
 
     def judge(position: Position) -> Analysis:
