@@ -1358,6 +1358,9 @@ def review(game: str, player: tuple[int, ...], opponents: str, from_turn: int, s
             opponent_spec(opponents)
         except NimmtError as e:  # a bad name or parameter: one line with the --help hint
             _usage(str(e))
+    if puzzles_path == "-":
+        _usage("--puzzles writes a puzzle set file; standard output holds the review: give a "
+               "file name")
     if puzzles_path and opponents not in (Model.RANDOM, Model.WORST):
         _usage(f"--puzzles needs --opponents random or worst (the models a puzzle is solved "
                f"in); got --opponents {opponents}")
@@ -1805,12 +1808,12 @@ def puzzles_quiz(file: str, count: int | None, shuffle: bool, themes: tuple[str,
 
     data = load_set(file)
     wanted = [t.strip() for group in themes for t in group.split(",") if t.strip()]
-    chosen = select_puzzles(data, wanted,
-                            parse_difficulty(difficulty) if difficulty else (None, None))
+    chosen = select_puzzles(data, wanted, (None, None) if difficulty is None
+                            else parse_difficulty(difficulty))
     if not chosen:
         _fail(f"no puzzle of {file} has {' or '.join(wanted) if wanted else 'any theme'}"
-              f"{f' at difficulty {difficulty}' if difficulty else ''}; widen --theme or "
-              "--difficulty")
+              f"{'' if difficulty is None else f' at difficulty {difficulty}'}; widen --theme "
+              "or --difficulty")
     if shuffle:
         used = _fresh_seed(seed)
         random.Random(used).shuffle(chosen)

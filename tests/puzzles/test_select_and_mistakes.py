@@ -69,6 +69,8 @@ def test_quiz_refuses_an_empty_choice_in_one_line(runner):
     assert "its themes are" in assert_one_line_error(result)
     result = invoke(runner, "puzzles", "quiz", SHIPPED, "--difficulty", "3..x")
     assert "not a range" in assert_one_line_error(result)
+    result = invoke(runner, "puzzles", "quiz", SHIPPED, "--difficulty", "")
+    assert "is empty" in assert_one_line_error(result)
 
 
 # ---------------------------------------------------------------- mistakes as puzzles
@@ -133,6 +135,11 @@ def test_review_writes_the_puzzles_and_the_quiz_replays_them(runner, game_file, 
     assert_ok(result)
     assert "not quite" in result.stdout
     assert "final score: 0/1" in result.stdout
+
+
+def test_review_puzzles_refuses_standard_output(runner, game_file, tmp_path):
+    result = invoke(runner, "review", game_file, "--opponents", "worst", "--puzzles", "-")
+    assert "standard output holds the review" in assert_one_line_error(result)
 
 
 def test_review_puzzles_refuses_a_bot_model_before_reviewing(runner, game_file, tmp_path):
