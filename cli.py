@@ -1573,6 +1573,9 @@ def board(source: str | None, port: int, host: str, no_browser: bool) -> None:
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((host, port))
+        # listening before the address is printed: a browser (or a test) that connects
+        # while the server still starts waits in the backlog instead of being refused
+        listener.listen(128)
     except (OSError, UnicodeError) as e:
         listener.close()
         _usage(f"cannot listen on {host}:{port} ({getattr(e, 'strerror', None) or e}); "

@@ -146,6 +146,25 @@ def test_nimmt_board_refuses_a_bad_position_and_a_busy_port_in_one_line():
     assert f"cannot listen on 127.0.0.1:{port}" in line and "give another --port" in line
 
 
+def test_the_printed_address_answers_at_once():
+    """The board listens before it prints its address: a browser opened the moment the
+    line appears is answered, not refused while the server still starts."""
+    import re
+    import subprocess
+    import sys
+    import urllib.request
+
+    process = subprocess.Popen([sys.executable, "-m", "nimmt.cli", "board", "example",
+                                "--no-browser"], stdout=subprocess.PIPE, text=True)
+    try:
+        url = re.search(r"http://\S+", process.stdout.readline()).group(0)
+        with urllib.request.urlopen(url, timeout=60) as page:   # no wait before it
+            assert page.status == 200 and b"nimmt board" in page.read()
+    finally:
+        process.kill()
+        process.wait()
+
+
 # ---------------------------------------------------------------- a card played out, the tree
 
 def test_a_card_played_out_is_the_principal_line(client):
