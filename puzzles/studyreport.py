@@ -17,6 +17,7 @@ from typing import Any
 
 from ..solver.base.errors import NimmtError
 from ..solver.base.fileio import atomic_write, atomic_write_text
+from ..solver.base.pictures import NO_PICTURES, have_pictures, matplotlib_pyplot
 from .study import Study, aggregate
 
 __all__ = ["FORMATS", "check_format", "figures", "html_page", "markdown", "report_data",
@@ -58,11 +59,7 @@ def _clean(x: Any) -> Any:
 
 def figures(data: dict, fmt: str) -> dict[str, bytes]:
     """The three pictures as ``fmt`` ('svg' or 'png') bytes, by name."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = matplotlib_pyplot()
     plt.rcParams["svg.hashsalt"] = "nimmt-study"  # the same ids every run
     plt.rcParams["svg.fonttype"] = "none"
     study, per_k = data["study"], data["per_k"]
@@ -204,6 +201,11 @@ def _heading(data: dict) -> tuple[str, str]:
     return title, sub
 
 
+def _no_pictures(data: dict) -> bool:
+    """Whether the report has figures to draw but no matplotlib to draw them."""
+    return any(v["positions"] for v in data["per_k"].values()) and not have_pictures()
+
+
 def markdown(data: dict, pictures: dict[str, str]) -> str:
     """The Markdown report; ``pictures`` maps a figure's name to its file name."""
     title, sub = _heading(data)
@@ -212,6 +214,8 @@ def markdown(data: dict, pictures: dict[str, str]) -> str:
         lines += [f"**{data['note']}**", ""]
     if data["command"]:
         lines += ["```", data["command"], "```", ""]
+    if _no_pictures(data):
+        lines += [f"*({NO_PICTURES})*", ""]
     for name, caption in zip(FIGURES, ("Regret by k per bot", "Value per model",
                                        "Share of positions where the card matters")):
         if name in pictures:
@@ -247,6 +251,8 @@ def html_page(data: dict, svgs: dict[str, bytes]) -> str:
         parts.append(f'<p class="warn"><strong>{e(data["note"])}</strong></p>')
     if data["command"]:
         parts.append(f"<pre><code>{e(data['command'])}</code></pre>")
+    if _no_pictures(data):
+        parts.append(f"<p><em>({e(NO_PICTURES)})</em></p>")
     for name in FIGURES:
         if name in svgs:
             svg = svgs[name].decode("utf-8")
@@ -284,7 +290,7 @@ def write_report(data: dict, path: str,
     if suffix == ".json":
         write(path, json.dumps(data, indent=1) + "\n")
         return [path]
-    has = any(v["positions"] for v in data["per_k"].values())
+    has = any(v["positions"] for v in data["per_k"].values()) and have_pictures()
     if suffix == ".html":
         write(path, html_page(data, figures(data, "svg") if has else {}))
         return [path]

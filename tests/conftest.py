@@ -2,8 +2,11 @@ import fcntl
 import hashlib
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 import warnings
 
 import pytest
@@ -61,6 +64,27 @@ def _share_compiles_between_workers() -> None:
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     _share_compiles_between_workers()
+
+
+def pytest_configure(config):
+    """Before pytest-xdist starts its workers, ``nimmt compile`` compiles (or, on a warm
+    cache, loads) every engine's kernels, one engine per core, longest first. On a cold
+    cache the workers used to compile them while running tests, each waiting on the lock
+    of the kernel the other was compiling (above), so the two cores were seldom both busy;
+    here they are, and the workers start on a warm cache. Only the run's controller does
+    it, and only with workers (``-n``); a failed compile is reported and the tests go on
+    (each kernel then compiles on its first use, as before)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None):
+        return
+    if config.option.collectonly:
+        return
+    start = time.perf_counter()
+    sys.stderr.write("tests: compiling nimmt's kernels first (nimmt compile) ...\n")
+    sys.stderr.flush()
+    done = subprocess.run([sys.executable, "-m", "nimmt.cli", "compile"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    status = "done" if done.returncode == 0 else f"failed ({done.returncode}): {done.stdout[-400:]}"
+    sys.stderr.write(f"tests: kernels {status} in {time.perf_counter() - start:.0f} s\n")
 
 
 @pytest.fixture(scope="session")

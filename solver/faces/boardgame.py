@@ -17,6 +17,7 @@ from starlette.requests import Request
 
 from ..base.defaults import DEFAULT_SAMPLES
 from ..base.errors import NimmtError
+from ..base.pictures import NO_PICTURES
 from ..base.rules import HAND_SIZE
 from ..players.records import replay, validate_record
 from ..players.review import (
@@ -59,9 +60,13 @@ def game_steps(record: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def review_json(review: GameReview) -> dict[str, Any]:
-    """``nimmt review --format json``'s answer, and its picture (an SVG, base64)."""
+    """``nimmt review --format json``'s answer, and its picture (an SVG, base64; None, with
+    ``picture_note`` saying why, without matplotlib)."""
     out = review.to_json()
-    out["picture"] = base64.b64encode(regret_figure(review, "svg")).decode("ascii")
+    try:
+        out["picture"] = base64.b64encode(regret_figure(review, "svg")).decode("ascii")
+    except ImportError:
+        out["picture"], out["picture_note"] = None, NO_PICTURES
     return out
 
 

@@ -22,6 +22,7 @@ from ..base.defaults import DEFAULT_MAX_NODES, DEFAULT_SAMPLES
 from ..base.errors import NimmtError, SearchInterrupted, SearchStopped
 from ..base.intervals import Z95
 from ..base.names import Model, Variant
+from ..base.pictures import NO_PICTURES, matplotlib_figure, matplotlib_ticker
 from ..kernels import turns
 from ..positions.position import Position, format_position
 from ..search.analysis import Analysis
@@ -382,10 +383,7 @@ def regret_plot(review: GameReview) -> Any:
     turns (a review from turn 4 shows turns 4..10 of each), a grey line between them. The
     thresholds (``LABELS``) are dotted lines named just right of the plot, placed in axes
     coordinates so that they never widen it."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    Figure = matplotlib_figure()
 
     rounds = sorted({d.round for d in review.decisions}) or [1]
     turns = [d.turn for d in review.decisions] or [1, TURNS_PER_ROUND]
@@ -449,7 +447,8 @@ def _plot_runs(ax: Any, points: dict[tuple[int, int], float], s: int,
 def _turn_axis(ax: Any, rounds: list[int], first: int, last: int, width: int) -> None:
     """The x axis: one round's turns by number, or several rounds side by side (each
     ``width`` wide, a grey line between them, at most 16 round numbers shown)."""
-    from matplotlib.ticker import FixedLocator, MaxNLocator
+    ticker = matplotlib_ticker()
+    FixedLocator, MaxNLocator = ticker.FixedLocator, ticker.MaxNLocator
 
     span = f"turn {first}" if first == last else f"turns {first}-{last}"
     if len(rounds) == 1:
@@ -512,7 +511,7 @@ def render_html(review: GameReview) -> str:
         svg = regret_figure(review, "svg").decode()
         svg = svg[svg.find("<svg"):]
     except ImportError:
-        svg = "<p>(matplotlib is not installed: no picture)</p>"
+        svg = f"<p>({NO_PICTURES})</p>"
     summary = rest.partition("\n\n")[2]
     return "\n".join(["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
                       "<title>nimmt review</title>", "</head>", "<body>",

@@ -3,6 +3,7 @@ review is `nimmt review --format json`'s, the puzzles are chosen as the quiz cho
 answered as it answers, and a review's mistakes become a puzzle set."""
 import base64
 import json
+import sys
 import time
 
 import pytest
@@ -14,6 +15,7 @@ from nimmt import cli
 from nimmt.puzzles import files
 from nimmt.puzzles.boardview import puzzle_view
 from nimmt.puzzles.records import PuzzleSet
+from nimmt.solver.base.pictures import NO_PICTURES
 from nimmt.solver.faces.board import board_app
 from nimmt.solver.faces.boardgame import game_view
 from nimmt.solver.faces.boardplay import play_view
@@ -95,6 +97,16 @@ def test_the_review_s_picture_is_an_svg(client):
                                                              "from_turn": 8}).json())
     svg = base64.b64decode(job["result"]["picture"]).decode()
     assert "<svg" in svg and "regret" in svg
+
+
+def test_without_matplotlib_the_review_comes_with_a_note_for_its_picture(client, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    job = wait_job(client, client.post("/api/game/review", json={"opponents": "worst",
+                                                             "from_turn": 8}).json())
+    assert job["state"] == "done", job
+    assert job["result"]["picture"] is None
+    assert job["result"]["picture_note"] == NO_PICTURES
+    assert job["result"]["decisions"]
 
 
 @pytest.mark.parametrize("body,message", [

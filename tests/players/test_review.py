@@ -3,11 +3,14 @@ known best move, regrets equal to `analyse` on the same views, row choices, form
 from __future__ import annotations
 
 import json
+import os
 import random
+import sys
 
 import pytest
 
 from nimmt.solver.base.errors import SearchInterrupted
+from nimmt.solver.base.pictures import NO_PICTURES
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.players.arena import simulate_bots
 from nimmt.solver.players.bots import parse_bots, row_choices
@@ -135,6 +138,21 @@ def test_cli_review_formats(runner, tmp_path, game):
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
     assert "r.png" in (tmp_path / "r.md").read_text()
     assert "<svg" in (tmp_path / "r.html").read_text()
+
+
+def test_cli_review_without_matplotlib_writes_the_rest_and_says_so(runner, tmp_path, game,
+                                                                   monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game[0]))
+    for fmt, name in (("markdown", "r.md"), ("html", "r.html")):
+        result = invoke(runner, "review", path, "--opponents", "worst", "--from-turn", 8,
+                        "--format", fmt, "--output", tmp_path / name)
+        assert_ok(result)
+        text = (tmp_path / name).read_text()
+        assert NO_PICTURES in text and ("blunder" in text or "best" in text)
+    assert sorted(os.listdir(tmp_path)) == ["game.json", "r.html", "r.md"]
+    assert "<svg" not in (tmp_path / "r.html").read_text()
 
 
 def test_cli_review_bad_input(runner, tmp_path, game):

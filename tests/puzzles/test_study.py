@@ -4,12 +4,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 
 import pytest
 
 from nimmt.puzzles import study as st
 from nimmt.puzzles import studyreport
 from nimmt.solver.base.errors import NimmtError
+from nimmt.solver.base.pictures import NO_PICTURES
 from nimmt.solver.positions.position import parse_position
 from nimmt.solver.search.analysis import analyse
 
@@ -103,6 +105,17 @@ def test_statistics_helpers():
     lo, hi = st.wilson(5, 10)
     assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
     assert st.quantile_interval(list(range(1, 101)), 0.5) == [40, 61]
+
+
+def test_reports_without_matplotlib_have_the_tables_and_say_so(small, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    data = studyreport.report_data(small, "nimmt study ...")
+    for name in ("s.html", "s.md"):
+        assert studyreport.write_report(data, str(tmp_path / name)) == [str(tmp_path / name)]
+    assert sorted(os.listdir(tmp_path)) == ["s.html", "s.md"]
+    page, text = (tmp_path / "s.html").read_text(), (tmp_path / "s.md").read_text()
+    assert "<svg" not in page and "<table" in page and "matplotlib is not installed" in page
+    assert NO_PICTURES in text and "\n## " in text and "\n| " in text
 
 
 def test_same_study_whatever_the_workers(small):

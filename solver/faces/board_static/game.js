@@ -99,8 +99,11 @@
     document.body.dataset.review = current.state;
     if (current.state !== "done") return;
     review = current.result;
-    $("review-picture").src = `data:image/svg+xml;base64,${review.picture}`;
-    $("review-picture").hidden = false;
+    if (review.picture) {
+      $("review-picture").src = `data:image/svg+xml;base64,${review.picture}`;
+      $("review-picture").hidden = false;
+    }
+    $("review-picture-note").textContent = review.picture ? "" : `(${review.picture_note})`;
     const table = document.createElement("table");
     table.innerHTML = "<caption>per player</caption><tr><th>player</th><th>decisions</th><th>total loss</th><th>best</th><th>mistakes</th><th>blunders</th></tr>" +
       review.summary.map((s) => `<tr><td>${s.player}. ${s.name}</td><td>${s.decisions}</td><td>${fmt(s.total_regret)}</td>` +
@@ -160,6 +163,7 @@
     review = null;
     reviewJob = null;
     $("review-picture").hidden = true;
+    $("review-picture-note").textContent = "";
     $("review-summary").replaceChildren();
     $("review-state").textContent = "";
     $("review-puzzles").disabled = true;

@@ -1,0 +1,47 @@
+"""matplotlib is an extra (``nimmt[pictures]``): imported in one place, and nimmt works
+without it (the commands that draw say there is no picture; see the review, study and board
+tests for those)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def _sources():
+    yield os.path.join(ROOT, "cli.py")
+    for top in ("solver", "puzzles"):
+        for folder, _, files in os.walk(os.path.join(ROOT, top)):
+            yield from (os.path.join(folder, f) for f in files if f.endswith(".py"))
+
+
+def test_matplotlib_is_imported_in_one_place_and_is_an_extra():
+    importers = sorted(os.path.relpath(p, ROOT) for p in _sources()
+                       if re.search(r"^\s*(import|from) matplotlib\b", open(p).read(), re.M))
+    assert importers == [os.path.join("solver", "base", "pictures.py")]
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    assert not any(d.startswith("matplotlib") for d in project["dependencies"])
+    extras = project["optional-dependencies"]
+    for extra in ("pictures", "board", "test"):
+        assert any(d.startswith("matplotlib") for d in extras[extra]), extra
+    assert "pictures" in extras["all"][0]
+
+
+def test_analyse_and_the_board_s_modules_work_without_matplotlib(compiled_kernels):
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "import nimmt.solver.faces.board, nimmt.solver.faces.boardgame\n"
+            "import nimmt.puzzles.studyreport, nimmt.solver.players.review\n"
+            "from nimmt.solver.base.pictures import have_pictures\n"
+            "assert not have_pictures()\n"
+            "from nimmt.cli import main\n"
+            "sys.argv = ['nimmt', 'analyse', 'example']\n"
+            "main()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "best: 18" in done.stdout
