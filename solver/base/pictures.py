@@ -1,21 +1,18 @@
-"""Pictures (matplotlib) are an optional part of nimmt: ``pip install 'nimmt[pictures]'``.
+"""Pictures: the one place that imports matplotlib and sets its backend.
 
-matplotlib and what it pulls in (fontTools, Pillow, ...) add half to the time ``pip install
-.`` takes (measured: 27.9 s with it, 18.5 s without, mostly byte-compiling), and only the
-review's regret picture and the study report's figures need it. Without it those commands
-still write everything else, with ``NO_PICTURES`` where a picture would be; the board says
-the same on its Game tab. This is the one place that imports matplotlib and sets its
-backend."""
+matplotlib is a dependency of nimmt, but an import of it can still fail (a broken or
+stripped install, a platform without its wheels). Then the commands that draw (the review's
+regret picture, the study report's figures, the board's Game tab) write everything else,
+with ``NO_PICTURES`` where a picture would be, instead of failing."""
 from __future__ import annotations
 
 import importlib.util
 from typing import Any
 
-__all__ = ["NO_PICTURES", "PICTURES_EXTRA", "have_pictures", "matplotlib_figure",
+__all__ = ["NO_PICTURES", "have_pictures", "matplotlib_figure",
            "matplotlib_pyplot", "matplotlib_ticker"]
 
-PICTURES_EXTRA = "pip install 'nimmt[pictures]'"
-NO_PICTURES = f"matplotlib is not installed: no picture ({PICTURES_EXTRA} draws it)"
+NO_PICTURES = "matplotlib cannot be imported: no picture (pip install matplotlib draws it)"
 
 
 def have_pictures() -> bool:

@@ -1,13 +1,11 @@
-"""matplotlib is an extra (``nimmt[pictures]``): imported in one place, and nimmt works
-without it (the commands that draw say there is no picture; see the review, study and board
-tests for those)."""
+"""matplotlib is imported in one place, and nimmt works where it cannot be imported (the
+commands that draw say there is no picture; see the review, study and board tests)."""
 from __future__ import annotations
 
 import os
 import re
 import subprocess
 import sys
-import tomllib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -19,17 +17,10 @@ def _sources():
             yield from (os.path.join(folder, f) for f in files if f.endswith(".py"))
 
 
-def test_matplotlib_is_imported_in_one_place_and_is_an_extra():
+def test_matplotlib_is_imported_in_one_place():
     importers = sorted(os.path.relpath(p, ROOT) for p in _sources()
                        if re.search(r"^\s*(import|from) matplotlib\b", open(p).read(), re.M))
     assert importers == [os.path.join("solver", "base", "pictures.py")]
-    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
-        project = tomllib.load(f)["project"]
-    assert not any(d.startswith("matplotlib") for d in project["dependencies"])
-    extras = project["optional-dependencies"]
-    for extra in ("pictures", "board", "test"):
-        assert any(d.startswith("matplotlib") for d in extras[extra]), extra
-    assert "pictures" in extras["all"][0]
 
 
 def test_analyse_and_the_board_s_modules_work_without_matplotlib(compiled_kernels):
