@@ -736,6 +736,17 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               default=None,
               help="Keep the root cells solved in FILE as they are solved; run again with "
                    "the same FILE to go on after Ctrl-C or --time-limit (one deal).")
+@click.option("--table", "table_path",
+              type=OutputPath("a deal table is a file kept between runs"), default=None,
+              help="--deals: keep every deal solved in FILE as it is solved (the deal table); "
+                   "run again with the same FILE to go on after Ctrl-C or a lost machine. "
+                   "nimmt analyse POSITION --solution FILE answers any deal in it.")
+@click.option("--report", "report_path", type=OutputPath("the report is a file"),
+              default=None,
+              help="--deals: write a report of every deal solved (the table's too) with "
+                   "pictures: FILE.html (one file), FILE.md (PNG pictures beside it) or "
+                   "FILE.json. It compares each equilibrium's first card with the strongest "
+                   "2-player bot's (ismcts:objective=margin, seeded by the deal).")
 @click.option("--root-cells", type=click.Choice(["all", "needed"]), default="all",
               show_default=True,
               help="The root cells (first cards) solved: all of them, or only those a double "
@@ -748,7 +759,8 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
                deals: int | None, by_cell: bool, jobs: int, scheduler: str | None,
                dask_local: int | None, memory: int, spill: str | None, replace: bool,
                workers: int | None, time_limit: float | None, checkpoint: str | None,
-               root_cells: str, output: str | None, fmt: str, seed: int | None) -> None:
+               table_path: str | None, report_path: str | None, root_cells: str,
+               output: str | None, fmt: str, seed: int | None) -> None:
     """Solve a 2-player deal's equilibrium from its first turn, or say how far it can go.
 
     Without POSITION, deals a 2-player position with 10 cards each (--cards-left). If
@@ -760,13 +772,14 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
     --time-limit goes on from them when run again with the same FILE (and the same
     position or --seed). --root-cells needed solves only the root cells that the
     equilibrium's proof needs. --deals N solves N dealt positions and reports the
-    distribution of their values.
+    distribution of their values; --table FILE keeps them as they are solved (run again
+    to go on), and --report writes what they say, with pictures.
 
     \b
     Examples:
       nimmt solve-deal --seed 3 -k 7 --output deal3.json
       nimmt analyse "$(nimmt deal -n 2 -k 7 --seed 3)" --solution deal3.json
-      nimmt solve-deal --deals 20 --seed 1 -k 7
+      nimmt solve-deal --deals 20 --seed 1 -k 7 --table deals.json --report deals.html
       nimmt solve-deal --seed 3 --replace --memory 20G --checkpoint deal3.ckpt.json \\
         --root-cells needed
     """
@@ -776,8 +789,11 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
         from .solver.base.batch import Backend
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
-                     cards_left, memory, spill, workers, output, fmt, replace)
+                     cards_left, memory, spill, workers, output, fmt, replace,
+                     table_path, report_path)
         return
+    if table_path is not None or report_path is not None:
+        _usage("--table and --report are for --deals; add --deals N or drop them")
     _check_one_deal_options(jobs, scheduler, dask_local, by_cell, spill)
     dealt = position is None
     start = _deal_to_solve(position, variant, placement, cards_left, used)
@@ -991,35 +1007,53 @@ def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
 
 def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: str,
                  cards_left: int, memory: int, spill: str | None, workers: int | None,
-                 output: str | None, fmt: str, replace: bool = False) -> None:
-    """``solve-deal --deals N``: N deals, one unit each (deals.solve_deal_unit); their
-    values' distribution. Ctrl-C stops and reports (and writes) the deals finished."""
-    from .solver.search.deals import solve_deals, value_summary, write_solution
+                 output: str | None, fmt: str, replace: bool = False,
+                 table_path: str | None = None, report_path: str | None = None) -> None:
+    """``solve-deal --deals N``: N deals, one unit each (deals.solve_deal_unit), kept in
+    the deal table as they finish (``--table``: the deals it holds are not solved again);
+    their values' distribution, and the report (``--report``). Ctrl-C stops and reports
+    (and writes) the deals finished."""
+    from .solver.search.deals import DealTable, deal_summary, solve_deals, write_solution
 
-    finished: list[dict] = []
-    bar = LazyProgress(count, "deals")
+    if report_path is not None:
+        from .puzzles.dealreport import check_report_format
+
+        check_report_format(report_path)
+    table = DealTable(table_path, seed, variant, placement, cards_left) if table_path else None
+    earlier = [table.deals[i] for i in sorted(table.deals) if i < count] if table else []
+    if earlier:
+        click.echo(f"nimmt: {len(earlier)} of {plural(count, 'deal')} already in "
+                   f"{table_path}: solving the other {count - len(earlier)}", err=True)
+    finished: list[dict] = list(earlier)
+    bar = LazyProgress(count - len(earlier), "deals")
 
     def done(unit: dict) -> None:
         finished.append(unit)
+        if table is not None:
+            table.record(unit)
         bar(1)
 
     interrupted = False
     try:
-        solve_deals(seed, count, progress=done, backend=backend, variant=variant,
-                    placement=placement, cards_left=cards_left, memory=memory,
-                    workers=workers, spill=spill, replace=replace)
+        if len(earlier) < count:
+            solve_deals(seed, count, progress=done, backend=backend, variant=variant,
+                        placement=placement, cards_left=cards_left, memory=memory,
+                        workers=workers, spill=spill, replace=replace,
+                        indices=table.missing(count) if table else None)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         bar.close()
     finished.sort(key=lambda u: u["index"])  # finished in any order: reported in deal order
     interrupted = interrupted or len(finished) < count  # the batch layer stops on Ctrl-C
-    summary = value_summary([u["value"] for u in finished])
+    summary = deal_summary(finished)
     batch = {"seed": seed, "deals": count, "finished": len(finished),
              "complete": len(finished) == count, "variant": variant, "placement": placement,
              "cards_left": cards_left, "summary": summary, "solutions": finished}
     if output:
         write_solution(output, batch)
+    if report_path is not None and finished and not interrupted:
+        _write_deal_report(batch, report_path)
     if fmt == "json":
         click.echo(json.dumps(batch, indent=2))
     else:
@@ -1027,9 +1061,24 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
         if output:
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
+        kept = f"; {table_path} keeps them: run the same command to go on" if table else ""
         click.echo(f"nimmt: interrupted: {len(finished)} of {plural(count, 'deal')} finished "
-                   "(reported)", err=True)
+                   f"(reported{kept})", err=True)
         sys.exit(130)
+
+
+def _write_deal_report(batch: dict, path: str) -> None:
+    """``solve-deal --deals --report``: the report of ``batch``'s deals, with the
+    strongest 2-player bot's first cards beside the equilibrium's."""
+    from .puzzles.dealreport import bot_first_cards, write_deal_report
+
+    bar = LazyProgress(len(batch["solutions"]), "deals compared with the bot")
+    try:
+        compared = bot_first_cards(batch["solutions"], on_deal=lambda: bar(1))
+    finally:
+        bar.close()
+    written = write_deal_report(batch, compared, path)
+    click.echo(f"wrote {', '.join(written)}", err=True)
 
 
 # ---------------------------------------------------------------- deal

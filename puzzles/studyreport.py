@@ -20,8 +20,8 @@ from ..solver.base.fileio import atomic_write, atomic_write_text
 from ..solver.base.pictures import NO_PICTURES, have_pictures, matplotlib_pyplot
 from .study import Study, aggregate
 
-__all__ = ["FORMATS", "check_format", "figures", "html_page", "markdown", "report_data",
-           "write_report"]
+__all__ = ["FORMATS", "STYLE", "check_format", "figures", "html_page", "markdown",
+           "report_data", "write_report"]
 
 FORMATS = (".html", ".md", ".json")
 FIGURES = ("regret", "values", "matters")

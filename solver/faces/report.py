@@ -17,6 +17,7 @@ from ..base.intervals import Z95
 from ..base.names import Method, Model, Variant
 from ..base.rules import Rules, card_cows, plural
 from ..positions.position import Position
+from ..search.deals import is_pure, support
 
 __all__ = ["deal_plan_table", "deals_report", "render_analysis", "render_arena",
            "render_draft_analysis", "render_position", "render_simulation", "render_turn",
@@ -485,18 +486,34 @@ def deal_plan_table(plan: list[dict[str, Any]]) -> str:
 
 
 def deals_report(finished: list[dict[str, Any]], summary: dict[str, Any], seed: int) -> str:
-    """``solve-deal --deals``: one line per deal solved, then their values' distribution."""
+    """``solve-deal --deals``: one line per deal solved (its value, each player's first
+    card(s) in the equilibrium, whether it is a pure saddle point), then what they say
+    (``deals.deal_summary``)."""
+    def opens(strategy: list[dict[str, Any]]) -> str:
+        cards = support(strategy)
+        return " ".join(f"{c}" if len(cards) == 1 else f"{c}:{f:.2f}" for c, f in cards)
+
     text = tabulate([[u["index"], u["solved_from"], f"{u['value']:.4f}",
-                      f"{u['solve']['stored']:,}", f"{u['solve']['seconds']:.1f}",
-                      u["deal"]] for u in finished],
-                    headers=["deal", "solved from k", "value", "states stored", "s",
-                             "position dealt"], tablefmt="simple")
+                      opens(u["p1_strategy"]), opens(u["p2_strategy"]),
+                      "yes" if is_pure(u) else "no", f"{u['solve']['stored']:,}",
+                      f"{u['solve']['seconds']:.1f}", u["deal"]] for u in finished],
+                    headers=["deal", "solved from k", "value", "p1 opens", "p2 opens", "pure",
+                             "states stored", "s", "position dealt"], tablefmt="simple")
     if finished:
+        lo, hi = summary["mean_interval"]
+        plo, phi = summary["pure_interval"]
+        ranks = " / ".join(
+            f"player {side[1]}: " + ", ".join(f"{share:.0%}" for share in
+                                              summary["first_card_rank"][side])
+            for side in ("p1", "p2"))
         text += (f"\n\n{len(finished)} deals (seed {seed}): value (player 1's cows minus "
-                 f"player 2's) mean {summary['mean']:.3f} ± {summary['stderr']:.3f} "
-                 f"(standard error), sd {summary['sd']:.3f}, min {summary['min']:.3f}, "
-                 f"quartiles {summary['q1']:.3f} / {summary['median']:.3f} / "
-                 f"{summary['q3']:.3f}, max {summary['max']:.3f}; player 1 better in "
-                 f"{summary['player_1_better']}, even in {summary['even']}, player 2 "
-                 f"better in {summary['player_2_better']}")
+                 f"player 2's) mean {summary['mean']:.3f}, 95% interval [{lo:.3f}, {hi:.3f}] "
+                 f"(standard error {summary['stderr']:.3f}), sd {summary['sd']:.3f}, min "
+                 f"{summary['min']:.3f}, quartiles {summary['q1']:.3f} / "
+                 f"{summary['median']:.3f} / {summary['q3']:.3f}, max {summary['max']:.3f}; "
+                 f"player 1 better in {summary['player_1_better']}, even in "
+                 f"{summary['even']}, player 2 better in {summary['player_2_better']}\n"
+                 f"pure saddle points: {summary['pure']} of {len(finished)} "
+                 f"({summary['pure_share']:.0%}, 95% interval {plo:.0%}-{phi:.0%})\n"
+                 f"first card by its rank in the hand (lowest first): {ranks}")
     return text

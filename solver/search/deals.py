@@ -35,8 +35,9 @@ import numpy as np
 
 from ..base.batch import Backend, run_units
 from ..base.defaults import DEFAULT_MEMORY
-from ..base.errors import NashStopped, NimmtError
+from ..base.errors import NashStopped, NimmtError, param
 from ..base.fileio import atomic_write_text, read_json
+from ..base.intervals import mean_interval, share_interval
 from ..base.rules import HAND_SIZE, Rules
 from ..positions.position import Position, format_position, parse_position
 from .game import deal_position, play_random_turns
@@ -54,12 +55,15 @@ from .nash import (
     solve_root_cells,
 )
 
-__all__ = ["CHECKPOINT_FORMAT", "SOLUTION_FORMAT", "CellsStopped", "Checkpoint", "deal_seed",
+__all__ = ["CHECKPOINT_FORMAT", "SOLUTION_FORMAT", "TABLE_FORMAT", "CellsStopped", "Checkpoint",
+           "DealTable", "deal_seed", "deal_summary", "first_card_ranks", "is_pure",
            "load_solution", "solution_json", "solve_by_cells", "solve_cell_unit",
-           "solve_deal_unit", "solve_deals", "value_summary", "write_solution"]
+           "solve_deal_unit", "solve_deals", "support", "value_summary", "write_solution"]
 
 SOLUTION_FORMAT = "nimmt-deal-solution/1"
 SOLUTION_LIMIT = 16 * 2**20   # bytes: a solution is a few kilobytes
+TABLE_FORMAT = "nimmt-deal-table/1"
+TABLE_LIMIT = 256 * 2**20     # bytes: a table of deals, about 8 KB each
 CHECKPOINT_FORMAT = "nimmt-deal-checkpoint/1"
 CONSISTENT = 1e-9             # a file's strategies must give back its value this closely
 
@@ -104,7 +108,9 @@ def load_solution(path: str, position: Position) -> NashResult:
     """The equilibrium stored in the solution file ``path`` for ``position``. Raises
     NimmtError (one line) for an unreadable file, another format, another position, or
     strategies that do not give back the value from the file's own cells."""
-    data = read_json(path, "solution", SOLUTION_LIMIT)
+    data = read_json(path, "solution", TABLE_LIMIT)
+    if isinstance(data, dict) and (data.get("format") == TABLE_FORMAT or "solutions" in data):
+        data = _deal_of(path, data, position)
     if not isinstance(data, dict) or data.get("format") != SOLUTION_FORMAT:
         raise _fail(path, f"not a deal solution (format {SOLUTION_FORMAT} expected)")
     try:
@@ -132,6 +138,20 @@ def load_solution(path: str, position: Position) -> NashResult:
                    stats["on_disk"], oracle_games=stats["oracle_games"])
     _check_consistent(path, x, y, r)
     return r
+
+
+def _deal_of(path: str, data: dict, position: Position) -> Any:
+    """The solution of ``position`` in a deal table (``DealTable``) or in the batch that
+    ``solve-deal --deals --output`` writes: the one whose position is this one."""
+    deals = data.get("deals") if data.get("format") == TABLE_FORMAT else data.get("solutions")
+    if not isinstance(deals, list):
+        raise _fail(path, "its list of deals is missing")
+    wanted = format_position(position)
+    for deal in deals:
+        if isinstance(deal, dict) and deal.get("position") == wanted:
+            return deal
+    raise _fail(path, f"none of its {len(deals)} deals is this position (a table holds the "
+                "positions solved, after any turns played before the solve)")
 
 
 def _solution_fields(data: dict) -> tuple[Position, list[tuple[int, float]],
@@ -252,6 +272,65 @@ class Checkpoint:
                  for (a, b), (v, c) in sorted(self.cells.items())]
         write_solution(self.path, {"format": CHECKPOINT_FORMAT, "position": self.position,
                                    "cells": cells})
+
+
+class DealTable:
+    """The deals of one batch (``solve_deals``) solved so far, kept in the JSON file
+    ``path`` (docs/DESIGN.md, "Deal tables"): the batch's seed, variant, placement and cards
+    left, and each deal's solution (``solve_deal_unit``'s JSON) by index. ``record`` adds
+    a deal and rewrites the file atomically, so that a batch stopped anywhere (Ctrl-C, a
+    time limit, a machine lost) goes on with the deals still ``missing`` when run again
+    with the same file; ``nimmt analyse POSITION --solution FILE`` answers any deal in it.
+    A missing file is an empty table; a file for another batch, or not a table, is refused
+    (NimmtError, one line)."""
+
+    def __init__(self, path: str, seed: int, variant: str, placement: str,
+                 cards_left: int) -> None:
+        self.path = path
+        self.seed = seed
+        self.batch: dict[str, Any] = {"seed": seed, "variant": variant,
+                                      "placement": placement, "cards_left": cards_left}
+        self.deals: dict[int, dict] = {}
+        if os.path.exists(path):
+            self._load()
+
+    def _refuse(self, why: str) -> NimmtError:
+        same = ", ".join(param(name) for name in ("seed", "variant", "placement", "cards_left"))
+        return NimmtError(f"deal table {self.path}: {why}; give the table of this batch (the "
+                          f"same {same}), or a new file name")
+
+    def _load(self) -> None:
+        data = read_json(self.path, "deal table", TABLE_LIMIT)
+        if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT:
+            raise self._refuse(f"not a deal table (format {TABLE_FORMAT} expected)")
+        theirs = {key: data.get(key) for key in self.batch}
+        if theirs != self.batch:
+            raise self._refuse("it belongs to another batch (" + ", ".join(
+                f"{key} {value}" for key, value in theirs.items()) + ")")
+        try:
+            for deal in data["deals"]:
+                index = deal["index"]
+                if type(index) is not int or index < 0 or deal["seed"] != self.seed:
+                    raise ValueError(f"deal index {index!r} of seed {deal['seed']!r}")
+                if deal["deal_seed"] != deal_seed(self.seed, index):
+                    raise ValueError(f"deal {index} was dealt from another seed")
+                if deal.get("format") != SOLUTION_FORMAT or not math.isfinite(deal["value"]):
+                    raise ValueError(f"deal {index} is not a solution")
+                self.deals[index] = deal
+        except (KeyError, TypeError, ValueError) as e:
+            raise self._refuse(f"a deal is missing or malformed ({type(e).__name__}: "
+                               f"{e})") from None
+
+    def missing(self, count: int) -> list[int]:
+        """The deals 0..count-1 not in the table yet, in order."""
+        return [i for i in range(count) if i not in self.deals]
+
+    def record(self, deal: dict) -> None:
+        """Add a solved deal (``solve_deal_unit``'s JSON) and rewrite the file
+        (atomically)."""
+        self.deals[deal["index"]] = deal
+        write_solution(self.path, {"format": TABLE_FORMAT, **self.batch,
+                                   "deals": [self.deals[i] for i in sorted(self.deals)]})
 
 
 def solve_cell_unit(position_text: str, cell: tuple[int, int], memory: int = DEFAULT_MEMORY,
@@ -380,7 +459,16 @@ def solve_deal_unit(seed: int, i: int, variant: str = "tactical", placement: str
     position = play_random_turns(dealt, dealt.cards_left - fit, own)
     r = solve_nash(position, memory=memory, workers=workers, spill=spill, replace=replace)
     return solution_json(position, r, deal=format_position(dealt), seed=seed, index=i,
-                         deal_seed=own, solved_from=position.cards_left)
+                         deal_seed=own, solved_from=position.cards_left,
+                         process_peak_bytes=_peak_bytes())
+
+
+def _peak_bytes() -> int:
+    """This process's peak resident memory so far, in bytes (a process that solved
+    several deals reports the largest so far)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _solve_indexed(seed: int, options: dict, i: int) -> dict:
@@ -390,16 +478,19 @@ def _solve_indexed(seed: int, options: dict, i: int) -> dict:
 
 def solve_deals(seed: int, count: int, jobs: int = 1,
                 progress: Callable[[dict], None] | None = None,
-                backend: Backend | None = None, **unit: Any) -> list[dict]:
-    """Deals 0..count-1 of the batch ``seed`` (``unit``: solve_deal_unit's options), in
-    order of i, through the batch layer (``solver.base.batch``): ``backend``, else ``jobs``
-    local processes (1: this process). Each result is the same whichever way it is run.
-    ``progress(result)`` after each deal; Ctrl-C returns the deals finished."""
+                backend: Backend | None = None, indices: Sequence[int] | None = None,
+                **unit: Any) -> list[dict]:
+    """Deals 0..count-1 of the batch ``seed`` (``unit``: solve_deal_unit's options), or
+    only ``indices`` of them (a table's missing deals), in order of i, through the batch
+    layer (``solver.base.batch``): ``backend``, else ``jobs`` local processes (1: this
+    process). Each result is the same whichever way it is run. ``progress(result)`` after
+    each deal; Ctrl-C returns the deals finished."""
     def told(index: int, result: dict) -> None:
         if progress:
             progress(result)
 
-    run = run_units(partial(_solve_indexed, seed, unit), range(count),
+    run = run_units(partial(_solve_indexed, seed, unit),
+                    range(count) if indices is None else list(indices),
                     backend or Backend(jobs), on_result=told)
     return run.ordered()
 
@@ -420,3 +511,46 @@ def value_summary(values: Sequence[float]) -> dict:
             "even": sum(v == 0 for v in ordered),
             "player_2_better": sum(v > 0 for v in ordered)}
 
+
+
+SUPPORT = 1e-9  # a card played with a frequency above this is in a strategy's support
+
+
+def support(strategy: Sequence[dict]) -> list[tuple[int, float]]:
+    """The cards a solution's strategy (``p1_strategy`` or ``p2_strategy``) plays, with
+    their frequencies."""
+    return [(int(s["card"]), float(s["frequency"])) for s in strategy
+            if s["frequency"] > SUPPORT]
+
+
+def is_pure(deal: dict) -> bool:
+    """Whether a solved deal is a pure saddle point: each player opens with one card."""
+    return len(support(deal["p1_strategy"])) == 1 and len(support(deal["p2_strategy"])) == 1
+
+
+def first_card_ranks(deals: Sequence[dict], side: str) -> list[float]:
+    """How often the equilibrium opens with each card of the hand by its rank (index 0: the
+    lowest card), averaged over ``deals``; ``side`` 'p1' or 'p2'."""
+    width = max((len(d[f"{side}_strategy"]) for d in deals), default=0)
+    shares = [0.0] * width
+    for deal in deals:
+        cards = sorted(int(s["card"]) for s in deal[f"{side}_strategy"])
+        for card, frequency in support(deal[f"{side}_strategy"]):
+            shares[cards.index(card)] += frequency / len(deals)
+    return shares
+
+
+def deal_summary(deals: Sequence[dict]) -> dict:
+    """What a batch of solved deals says: ``value_summary`` of their values with the 95%
+    interval of the mean, the pure saddle points (count, share and Wilson interval), and
+    how often each player opens with the hand's lowest, second lowest, ... card."""
+    summary = value_summary([d["value"] for d in deals])
+    if not deals:
+        return summary
+    _, interval = mean_interval([d["value"] for d in deals])
+    pure = sum(is_pure(d) for d in deals)
+    return summary | {"mean_interval": list(interval), "pure": pure,
+                      "pure_share": pure / len(deals),
+                      "pure_interval": list(share_interval(pure, len(deals))),
+                      "first_card_rank": {side: first_card_ranks(deals, side)
+                                          for side in ("p1", "p2")}}

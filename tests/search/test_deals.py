@@ -17,11 +17,14 @@ import numpy as np
 import pytest
 from helpers import FLOAT, assert_same_equilibrium
 
+from nimmt.solver.base.intervals import mean_interval, share_interval
 from nimmt.solver.base.rules import NimmtError, Rules
 from nimmt.solver.kernels.table import COWS_SCALE, Table
 from nimmt.solver.positions.position import format_position, parse_position
 from nimmt.solver.search.deals import (
+    DealTable,
     deal_seed,
+    deal_summary,
     load_solution,
     solution_json,
     solve_deal_unit,
@@ -251,3 +254,96 @@ def test_cli_deals_reports_the_distribution(runner, tmp_path):
     assert batch["summary"]["mean"] == pytest.approx(sum(values) / 3)
     assert values == [solve_deal_unit(2, i, cards_left=4)["value"] for i in range(3)]
     assert_one_line_error(invoke(runner, "solve-deal", "example", "--deals", 2))
+
+
+def _table_cli(runner, table, *extra):
+    return invoke(runner, "solve-deal", "--seed", 4, "-k", 4, "--table", table, "--format",
+                  "json", *extra)
+
+
+def test_the_deal_table_keeps_each_deal_and_a_rerun_solves_only_the_missing(runner, tmp_path):
+    table = str(tmp_path / "deals.json")
+    first = json.loads(_table_cli(runner, table, "--deals", 3).stdout)
+    kept = json.loads(open(table).read())
+    assert kept["format"] == "nimmt-deal-table/1" and kept["seed"] == 4
+    assert kept["deals"] == first["solutions"]
+    # a run stopped after deals 0 and 2: deal 1 missing from the table
+    kept["deals"] = [d for d in kept["deals"] if d["index"] != 1]
+    with open(table, "w") as f:
+        json.dump(kept, f)
+    result = _table_cli(runner, table, "--deals", 4)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("nimmt: 2 of 4 deals already in ")
+    batch = json.loads(result.stdout)
+    assert [d["index"] for d in batch["solutions"]] == [0, 1, 2, 3]
+    # deals 0 and 2 come from the table (the same solve record), 1 and 3 are solved now
+    assert batch["solutions"][0] == first["solutions"][0]
+    assert batch["solutions"][2] == first["solutions"][2]
+    assert [d["value"] for d in batch["solutions"]] == \
+        [solve_deal_unit(4, i, cards_left=4, workers=1)["value"] for i in range(4)]
+    assert [d["index"] for d in json.loads(open(table).read())["deals"]] == [0, 1, 2, 3]
+    # everything in the table: nothing solved, the same figures
+    again = _table_cli(runner, table, "--deals", 4)
+    assert json.loads(again.stdout)["solutions"] == batch["solutions"]
+
+
+def test_the_deal_table_refuses_another_batch_and_bad_files(runner, tmp_path):
+    table = str(tmp_path / "deals.json")
+    assert_ok(_table_cli(runner, table, "--deals", 1))
+    other = invoke(runner, "solve-deal", "--seed", 5, "-k", 4, "--deals", 1, "--table", table)
+    assert_one_line_error(other)
+    assert "another batch" in other.output
+    data = json.loads(open(table).read())
+    for bad in ([], {"format": "x"}, {**data, "deals": [{**data["deals"][0], "index": "0"}]},
+                {**data, "deals": [{**data["deals"][0], "deal_seed": 1}]}):
+        with open(table, "w") as f:
+            json.dump(bad, f)
+        result = _table_cli(runner, table, "--deals", 1)
+        assert_one_line_error(result)
+        assert "deal table" in result.output
+    fresh = str(tmp_path / "t2.json")
+    DealTable(fresh, 1, "tactical", "normal", 4).record(solve_deal_unit(1, 0, cards_left=4))
+    assert DealTable(fresh, 1, "tactical", "normal", 4).missing(3) == [1, 2]
+    with pytest.raises(NimmtError, match="another batch"):
+        DealTable(fresh, 1, "tactical", "normal", 5)
+    assert_one_line_error(invoke(runner, "solve-deal", "--seed", 1, "--table", fresh))
+
+
+def test_analyse_solution_finds_the_deal_in_a_table_or_a_batch(runner, tmp_path):
+    table, batch = str(tmp_path / "deals.json"), str(tmp_path / "batch.json")
+    assert_ok(_table_cli(runner, table, "--deals", 2, "--output", batch))
+    for deal in json.loads(open(table).read())["deals"]:
+        one = str(tmp_path / f"one{deal['index']}.json")
+        write_solution(one, deal)
+        answers = [invoke(runner, "analyse", deal["position"], "--opponents", "nash",
+                          "--solution", path) for path in (one, table, batch)]
+        for answer in answers:
+            assert_ok(answer)
+        assert answers[0].stdout == answers[1].stdout == answers[2].stdout
+    elsewhere = solve_deal_unit(4, 7, cards_left=4)["position"]
+    result = invoke(runner, "analyse", elsewhere, "--opponents", "nash", "--solution", table)
+    assert_one_line_error(result)
+    assert "none of its 2 deals is this position" in result.output
+
+
+def _deal(value, p1, p2):
+    """A solved deal's fields that the summary reads: (card, frequency) per side."""
+    return {"value": value,
+            "p1_strategy": [{"card": c, "frequency": f, "value": 0.0} for c, f in p1],
+            "p2_strategy": [{"card": c, "frequency": f, "value": 0.0} for c, f in p2]}
+
+
+def test_deal_summary_counts_pure_saddles_and_first_card_ranks():
+    deals = [_deal(1.0, [(3, 1.0), (7, 0.0), (9, 0.0)], [(2, 0.0), (5, 1.0), (8, 0.0)]),
+             _deal(-2.0, [(9, 0.25), (3, 0.75), (7, 0.0)], [(8, 1.0), (2, 0.0), (5, 0.0)]),
+             _deal(4.0, [(7, 1.0), (3, 0.0), (9, 0.0)], [(2, 1.0), (5, 0.0), (8, 0.0)])]
+    s = deal_summary(deals)
+    assert s["pure"] == 2 and s["pure_share"] == pytest.approx(2 / 3)
+    assert tuple(s["pure_interval"]) == share_interval(2, 3)
+    assert tuple(s["mean_interval"]) == mean_interval([1.0, -2.0, 4.0])[1]
+    assert s["mean"] == 1.0
+    # player 1 opens with its lowest card (3) 1 + 0.75 times, the middle (7) once, the
+    # highest (9) 0.25 times, of 3 deals; player 2: 8 (highest) once, 5 once, 2 once
+    assert s["first_card_rank"]["p1"] == pytest.approx([1.75 / 3, 1 / 3, 0.25 / 3])
+    assert s["first_card_rank"]["p2"] == pytest.approx([1 / 3, 1 / 3, 1 / 3])
+    assert deal_summary([]) == {"deals": 0}
