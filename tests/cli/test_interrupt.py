@@ -233,7 +233,8 @@ def commands(tmp: Path, game: str = "") -> dict[str, tuple[list[str], list[Path]
         "puzzles generate": (["puzzles", "generate", "-n", "2", "-k", "5", "--count", "10000",
                               "--seed", "1", "--output", str(out)], [out]),
         "solve-deal": (["solve-deal", "--deals", "100000", "-k", "6", "--seed", "1",
-                        "--format", "json", "--output", str(out)], [out]),
+                        "--format", "json", "--output", str(out), "--table",
+                        str(tmp / "table.json")], [out, tmp / "table.json"]),
         "draft arena": (["arena", "--variant", "logic", "-n", "2", "--bots", "closest,random",
                          "--drafters", "evaluate,fewest", "--deals", "10000000", "--seed", "1",
                          "--format", "json"], []),
@@ -330,6 +331,22 @@ def game(tmp_path_factory) -> str:
 @pytest.mark.parametrize("name,moment", QUICK, ids=[n for n, _ in QUICK])
 def test_sigint_stops_every_long_command(name, moment, tmp_path, game):
     check_interrupted(name, *interrupt(name, moment, tmp_path, game), tmp_path)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="posix signals and process groups")
+def test_a_deal_table_kept_through_ctrl_c_goes_on_with_the_same_deals(tmp_path, game):
+    """Ctrl-C in ``solve-deal --deals --table``: the table keeps every deal finished, the
+    last line says so, and a rerun asks only for the others (each the deal alone gives)."""
+    from nimmt.solver.search.deals import DealTable, solve_deal_unit
+
+    code, out, err, _ = interrupt("solve-deal", 2.5, tmp_path, game)
+    assert code == 130 and "table.json keeps them: run the same command to go on" in err
+    table = DealTable(str(tmp_path / "table.json"), 1, "tactical", "normal", 6)
+    assert table.deals and table.missing(len(table.deals)) == []  # deals 0..n-1, in order
+    reported = json.loads(out)["solutions"]
+    assert [d["index"] for d in reported] == sorted(table.deals)
+    for i in (0, len(table.deals) - 1):
+        assert table.deals[i]["value"] == solve_deal_unit(1, i, cards_left=6)["value"]
 
 
 @pytest.mark.slow
