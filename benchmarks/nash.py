@@ -319,6 +319,67 @@ def root_cells(ks: list[int], deals: int) -> None:
     print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
 
+def proof_by_bounds(ks: list[int], seeds: list[int], table: str = "") -> None:
+    """What proving a pure saddle point costs: its row and column cells exact
+    (nash.solve_root_cells, one table) against bounds (nash.bound_root_cells: player 1's
+    row shown at most the value, player 2's column at least; one table each, then the
+    saddle cell exact), with the search below windowed and exact; one worker, this
+    process, one after another. Deals from ``seeds`` at each k, or (``table``) the pure
+    saddle points of a deal table (solve-deal --table); mixed ones are skipped."""
+    import time
+
+    from nimmt.solver.base.rules import Rules
+    from nimmt.solver.positions.position import parse_position
+    from nimmt.solver.search.deals import is_pure
+    from nimmt.solver.search.game import deal_position
+    from nimmt.solver.search.nash import bound_root_cells, solve_nash, solve_root_cells
+
+    if table:
+        with open(table) as f:
+            deals = json.load(f)["deals"]
+        positions = [(d["solved_from"], d["index"], parse_position(d["position"]))
+                     for d in deals if is_pure(d)]
+    else:
+        positions = [(k, seed, deal_position(Rules("tactical", 2), k, seed))
+                     for k in ks for seed in seeds]
+    memory, rows = 2**33, []
+    clock = time.perf_counter
+    for k, seed, position in positions:
+        start = clock()
+        r = solve_nash(position, workers=1, memory=memory)
+        every = clock() - start
+        if max(r.p1_frequency) < 1.0 or max(r.p2_frequency) < 1.0:
+            print(f"k={k} seed={seed}: mixed, skipped", file=sys.stderr, flush=True)
+            continue
+        i0, j0, v = r.p1_frequency.index(1.0), r.p2_frequency.index(1.0), r.value
+        row = [(i0, j) for j in range(k) if j != j0]
+        column = [(i, j0) for i in range(k) if i != i0]
+        start = clock()
+        solve_root_cells(position, [(i0, j0)] + row + column, workers=1, memory=memory)
+        exact = clock() - start
+        found = []
+        for below in (True, False):
+            start = clock()
+            upper, _ = bound_root_cells(position, row, v, math.inf, memory, 1, below)
+            lower, _ = bound_root_cells(position, column, -math.inf, v, memory, 1, below)
+            solve_root_cells(position, [(i0, j0)], workers=1, memory=memory)
+            proved = (all(u <= v + 1e-9 for _, u in upper.values())
+                      and all(lo >= v - 1e-9 for lo, _ in lower.values()))
+            found.append((proved, clock() - start))
+        rows.append([k, seed, f"{position.hand[i0]} / {position.hands[1][j0]}", f"{v:.4f}",
+                     f"{every:.2f}", f"{exact:.2f}", f"{found[0][1]:.2f}",
+                     f"{found[0][1] / exact:.2f}", f"{found[1][1]:.2f}",
+                     f"{found[1][1] / exact:.2f}",
+                     "yes" if found[0][0] and found[1][0] else "NO"])
+        print(f"k={k} seed={seed}: done", file=sys.stderr, flush=True)
+    print("Proving a pure saddle point: its row and column exact, or bounded (one worker)")
+    print(tabulate(rows, headers=["k", "deal", "saddle (p1 / p2)", "value", "s, every cell",
+                                  "s, row and column exact", "s, bounds (windows below)",
+                                  "ratio", "s, bounds (exact below)", "ratio", "proved"],
+                   tablefmt="github"))
+    print(f"load (1 min) at the end: {os.getloadavg()[0]:.1f}")
+
+
 def share(part: int, r: dict) -> str:
     return f"{part / (r['lp'] + r['saddle'] + r['reply'] + r['cut']):.1%}"
 
@@ -354,7 +415,16 @@ def main() -> None:
                              "oracle needs")
     parser.add_argument("--root-cells", metavar="KS",
                         help="these k (6,7,8): all root cells against the oracle's (--deals)")
+    parser.add_argument("--bounds", metavar="KS",
+                        help="these k: a pure saddle point proved by bounds against exact "
+                             "cells (seeds 1..--deals; mixed deals skipped)")
+    parser.add_argument("--bounds-table", metavar="FILE",
+                        help="--bounds on the pure saddle points of a deal table")
     args = parser.parse_args()
+    if args.bounds or args.bounds_table:
+        proof_by_bounds([int(k) for k in (args.bounds or "0").split(",")],
+                        list(range(1, args.deals + 1)), args.bounds_table or "")
+        return
     if args.root_cells:
         root_cells([int(k) for k in args.root_cells.split(",")], args.deals)
         return

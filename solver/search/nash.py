@@ -67,8 +67,8 @@ from .nashplan import (
 
 __all__ = ["NashResult", "ROOT_ALL", "ROOT_CELLS", "ROOT_NEEDED", "RootStep",
            "SEARCH_VERSION", "check_nash_position", "estimate_bytes", "estimate_states",
-           "largest_fitting_k", "nash_from_cells", "replies", "root_oracle", "solve_nash",
-           "solve_root_cells"]
+           "bound_root_cells", "largest_fitting_k", "nash_from_cells", "replies",
+           "root_oracle", "solve_nash", "solve_root_cells"]
 
 # The search's version, as far as a root cell's bits go: raised whenever a change can move
 # a cell's value or cows in its last bits (another equilibrium of an inner state, another
@@ -94,6 +94,7 @@ NASH_SADDLE, NASH_FULL, NASH_BOUND, NASH_EXACT, NASH_ORACLE = -1, -2, -3, -4, -5
 # oracle (PHASE_ORACLE: only the cells its proof needs) instead of building every cell;
 # NO_ORACLE turns it off (the search before it)
 ORACLE_FROM = 4
+EVERYTHING = np.array([-math.inf, math.inf])  # a root window that builds cells exactly
 NO_ORACLE = HAND_SIZE + 1
 # windows shift by each leaf's cows, so a bound comes back rounded: within SLACK it counts
 # as reached (else a cell could be searched again in the same window for ever)
@@ -824,9 +825,16 @@ def _replace(entries, values, key, width, value, cows, control, stats, k, layout
 
 @jit
 def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, oracle_from,
-           root_cells, entries, values, control, max_nodes, stats, root_value, root_aux):
+           root_cells, entries, values, control, max_nodes, stats, root_value, root_aux,
+           root_upper, root_window):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
-    root's cell values and player 1's cows into root_value / root_aux.
+    root's cell values and player 1's cows into root_value / root_aux (and each cell's
+    upper bound into root_upper: the value too, unless the cell had a window).
+
+    ``root_window`` (alpha, beta) is the window of the root's cells: (-inf, inf) builds
+    them exactly; a narrower one (one cell at a time) only shows where the cell's value
+    lies against it: root_value..root_upper is then exact inside the window and a bound
+    past it (with ``window``, the search below prunes by it too).
 
     An explicit stack of states, one frame per card played (numba cannot cache
     recursive functions). Each state is searched with a window (alpha, beta) and
@@ -949,6 +957,12 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
         decision, cell_alpha, cell_beta = _next_cell(
             cell_lower, cell_upper, frame, bounds, f, k, bounds[f, B_ALPHA], bounds[f, B_BETA],
             window, oracle_from, work)
+        bounded = root_window[0] > -math.inf or root_window[1] < math.inf
+        if f == 0 and decision >= 0 and bounded:
+            if stats[N_CELLS] > 0:  # the root's one cell came back: bounded, done
+                decision = NASH_FULL
+            else:
+                cell_alpha, cell_beta = root_window[0], root_window[1]
         if decision >= 0:
             _enter_cell(frame, bounds, f, decision, cell_alpha, cell_beta)
             continue
@@ -956,6 +970,7 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
             control[C_USED] += unreported
             root_value[:k, :k] = cell_lower[0, :k, :k]
             root_aux[:k, :k] = cell_cows[0, :k, :k]
+            root_upper[:k, :k] = cell_upper[0, :k, :k]
             return
         lower, upper, cows = _state_value(decision, frame, bounds, cell_lower, cell_cows, f, k,
                                           x, y, tableau, stats, work)
@@ -1110,6 +1125,23 @@ def solve_root_cells(position: Position, cells: Sequence[tuple[int, int]],
     return {(i, j): (float(run.values[i, j]), float(run.aux[i, j])) for i, j in cells}
 
 
+def bound_root_cells(position: Position, cells: Sequence[tuple[int, int]], alpha: float,
+                     beta: float, memory: int = DEFAULT_MEMORY, workers: int | None = None,
+                     window: bool = True) -> tuple[dict[tuple[int, int], tuple[float, float]],
+                                                   _CellRun]:
+    """Where the root cells ``cells`` lie against the window (alpha, beta), each searched
+    in it (and, with ``window``, the states below pruned by it): {cell: (lower, upper)},
+    the cell's value when lower == upper, else an interval past the window (lower >= beta
+    or upper <= alpha); and the run (its counts and seconds). What a proof needs of the
+    cells outside an equilibrium's support is such a bound, not the value (a cell below
+    the value for player 2, above it for player 1)."""
+    run = _solve_cells(position, list(cells), memory, 10**13, window, workers, None, None,
+                       MEMO_FROM, None, None, False, None, None, root_window=(alpha, beta))
+    assert run.upper is not None
+    return ({(i, j): (float(run.values[i, j]), float(run.upper[i, j])) for i, j in cells},
+            run)
+
+
 # ---------------------------------------------------------------- the root's cells
 
 @dataclass
@@ -1257,6 +1289,7 @@ class _CellRun:
     seconds: float
     resumed: int
     answer: tuple[float, np.ndarray, np.ndarray] | None = None  # the root oracle's
+    upper: np.ndarray | None = None  # each root cell's upper bound (bound_root_cells)
 
 
 @dataclass(frozen=True)
@@ -1336,7 +1369,7 @@ def _load_search(args: _SearchArgs, k: int, plan: _TablePlan) -> None:
     small = Table(16, plan.width, VALUE_WORDS, plan.compact)
     _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
            np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
-           np.zeros((k, k)), np.zeros((k, k)))
+           np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k)), EVERYTHING.copy())
 
 
 def _given_cells(known: Mapping[tuple[int, int], tuple[float, float]] | None, k: int,
@@ -1382,6 +1415,8 @@ class _CellWorkers:
         self.max_nodes, self.workers, self.progress, self.on_cell = (max_nodes, workers,
                                                                      progress, on_cell)
         self.stats = np.zeros(STATS_STRIDE, np.int64)
+        self.root_window = EVERYTHING.copy()  # the root cells' window (bound_root_cells)
+        self.upper = np.full((k, k), np.nan)  # each root cell's upper bound
         self.lock = threading.Lock()
         self.failures: list[BaseException] = []
         self.solved = 0  # root cells finished here (a stopped cell is taken again)
@@ -1447,15 +1482,17 @@ class _CellWorkers:
         cell = np.zeros((k, k), np.bool_)
         cell[i, j] = True
         own = np.zeros(STATS_STRIDE, np.int64)
-        cell_values, cell_aux = np.zeros((k, k)), np.zeros((k, k))
+        cell_values, cell_aux, cell_upper = np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k))
         _solve(*self.args, cell, self.table.entries, self.table.values, self.control,
-               max(0, self.max_nodes - int(self.stats[N_CELLS])), own, cell_values, cell_aux)
+               max(0, self.max_nodes - int(self.stats[N_CELLS])), own, cell_values, cell_aux,
+               cell_upper, self.root_window)
         with self.lock:
             self.stats[:] += own
             self.schedule.release((i, j))
             if own[N_ABORTED]:
                 return False
             self.values[i, j], self.aux[i, j] = cell_values[i, j], cell_aux[i, j]
+            self.upper[i, j] = cell_upper[i, j]
             self.solved_mask[i, j] = True
             self.solved += 1
             if self.on_cell:  # under the lock: one call at a time
@@ -1531,7 +1568,8 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
                  compact: bool | None, replace: bool,
                  known: Mapping[tuple[int, int], tuple[float, float]] | None,
                  on_cell: Callable[[int, int, float, float], None] | None,
-                 oracle: bool = False, oracle_from: int = ORACLE_FROM) -> _CellRun:
+                 oracle: bool = False, oracle_from: int = ORACLE_FROM,
+                 root_window: tuple[float, float] | None = None) -> _CellRun:
     """The root cells of solve_nash (``only``: these cells alone; None: all of them, or
     with ``oracle`` those root_oracle asks for), with its options: the table planned, the
     workers run, the stops raised."""
@@ -1548,6 +1586,8 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
     pool = _CellWorkers(args, k, schedule, table, control, values, aux, solved_mask,
                         max_nodes, workers, progress, on_cell)
+    if root_window is not None:
+        pool.root_window[:] = root_window
     start = work_clock()
     try:
         _run_rounds(pool, plan, replace, memory, spill, max_nodes, time_limit, len(given),
@@ -1562,7 +1602,7 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
         aux[~asked] = np.nan
     return _CellRun(values, aux, pool.stats, int(control[C_USED]), table_bytes, on_disk,
                     workers, work_clock() - start, len(given),
-                    None if step is None else step.answer)
+                    None if step is None else step.answer, pool.upper)
 
 
 def _root_result(position: Position, run: _CellRun) -> NashResult:
