@@ -1022,8 +1022,10 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
     table = DealTable(table_path, seed, variant, placement, cards_left) if table_path else None
     earlier = [table.deals[i] for i in sorted(table.deals) if i < count] if table else []
     if earlier:
+        rest = (f"solving the other {count - len(earlier)}" if len(earlier) < count
+                else "nothing left to solve")
         click.echo(f"nimmt: {len(earlier)} of {plural(count, 'deal')} already in "
-                   f"{table_path}: solving the other {count - len(earlier)}", err=True)
+                   f"{table_path}: {rest}", err=True)
     finished: list[dict] = list(earlier)
     bar = LazyProgress(count - len(earlier), "deals")
 

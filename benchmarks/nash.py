@@ -371,7 +371,7 @@ def proof_by_bounds(ks: list[int], seeds: list[int], table: str = "") -> None:
                      f"{found[0][1] / exact:.2f}", f"{found[1][1]:.2f}",
                      f"{found[1][1] / exact:.2f}",
                      "yes" if found[0][0] and found[1][0] else "NO"])
-        print(f"k={k} seed={seed}: done", file=sys.stderr, flush=True)
+        print(f"k={k} seed={seed}: {rows[-1]}", file=sys.stderr, flush=True)
     print("Proving a pure saddle point: its row and column exact, or bounded (one worker)")
     print(tabulate(rows, headers=["k", "deal", "saddle (p1 / p2)", "value", "s, every cell",
                                   "s, row and column exact", "s, bounds (windows below)",

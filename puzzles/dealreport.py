@@ -23,13 +23,18 @@ from typing import Any
 
 from ..solver.base.errors import NimmtError
 from ..solver.base.fileio import atomic_write, atomic_write_text
-from ..solver.base.pictures import NO_PICTURES, have_pictures, matplotlib_figure
+from ..solver.base.pictures import (
+    NO_PICTURES,
+    have_pictures,
+    matplotlib_figure,
+    matplotlib_ticker,
+)
 from ..solver.players.bots import make_policy
 from ..solver.positions.position import Position, parse_position
 from ..solver.search.deals import first_card_ranks, is_pure, support
 from .studyreport import STYLE
 
-__all__ = ["BOT", "REPORT_FORMATS", "bot_first_cards", "check_report_format",
+__all__ = ["BOT", "REPORT_FORMATS", "bot_first_cards", "check_report_format", "summary_lines",
            "write_deal_report"]
 
 BOT = "ismcts:objective=margin"
@@ -107,11 +112,15 @@ def deal_rows(batch: dict, compared: Sequence[dict]) -> tuple[list[str], list[li
     return header, rows
 
 
-def _summary_lines(batch: dict, compared: Sequence[dict]) -> list[str]:
+def summary_lines(batch: dict, compared: Sequence[dict]) -> list[str]:
+    """The report's summary, a sentence a line: the batch, the values, the pure saddle
+    points and (with ``compared``) the bot's first cards."""
     s = batch["summary"]
     n = s["deals"]
+    before = ("" if batch["cards_left"] >= 10 else
+              f" after {10 - batch['cards_left']} turns of random bots")
     lines = [f"{n} deals (seed {batch['seed']}, {batch['variant']}, {batch['placement']} "
-             f"placement, dealt with {batch['cards_left']} cards each)" +
+             f"placement, solved from {batch['cards_left']} cards each{before})" +
              ("" if batch["complete"] else f", {batch['finished']} of {batch['deals']} "
               "finished")]
     if n:
@@ -186,7 +195,9 @@ def pictures(batch: dict, compared: Sequence[dict], fmt: str) -> dict[str, bytes
         ax.bar([c["index"] + shift for c in compared], [c[f"{side}_loss"] for c in compared],
                width=0.4, color=color, label=f"player {side[1]}")
     ax.set_xlabel("deal")
-    ax.set_ylabel(f"{BOT}'s first card: cows lost")
+    ax.xaxis.set_major_locator(matplotlib_ticker().MaxNLocator(integer=True))
+    ax.set_ylabel("its first card's loss (cows)")
+    ax.set_title(BOT, fontsize=10)
     ax.legend(frameon=False)
     save(fig, "bot")
     return out
@@ -201,7 +212,7 @@ def _html(batch: dict, compared: Sequence[dict], svgs: dict[str, bytes]) -> str:
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>nimmt: solved deals</title><style>{STYLE}</style></head><body>",
              "<h1>Solved deals</h1>"]
-    parts += [f"<p>{e(line)}</p>" for line in _summary_lines(batch, compared)]
+    parts += [f"<p>{e(line)}</p>" for line in summary_lines(batch, compared)]
     if not svgs:
         parts.append(f"<p><em>({e(NO_PICTURES)})</em></p>")
     for name in PICTURES:
@@ -221,7 +232,7 @@ def _html(batch: dict, compared: Sequence[dict], svgs: dict[str, bytes]) -> str:
 
 def _markdown(batch: dict, compared: Sequence[dict], pngs: dict[str, str]) -> str:
     lines = ["# Solved deals", ""]
-    lines += [line for text in _summary_lines(batch, compared) for line in (text, "")]
+    lines += [line for text in summary_lines(batch, compared) for line in (text, "")]
     if not pngs:
         lines += [f"*({NO_PICTURES})*", ""]
     lines += [f"![{CAPTIONS[name]}]({pngs[name]})\n" for name in PICTURES if name in pngs]

@@ -59,3 +59,29 @@ def test_the_equilibrium_is_a_saddle_point_of_the_cells():
     assert all(v is not None and v <= value for v in cells[row])
     assert all(cells[i][column] is not None and cells[i][column] >= value
                for i in range(len(cells)))
+
+
+TABLE = RESULTS / "k8-seed1.table.json"
+REPORT = Path(__file__).resolve().parents[2] / "docs" / "deals" / "k8-seed1.md"
+
+
+def test_the_shipped_deal_table_answers_each_deal_and_its_report_is_its_own():
+    from nimmt.puzzles.dealreport import summary_lines
+    from nimmt.solver.positions.position import format_position, parse_position
+    from nimmt.solver.search.deals import DealTable, deal_seed, deal_summary
+
+    table = DealTable(str(TABLE), 1, "tactical", "normal", 8)
+    assert table.missing(20) == []
+    for i, deal in table.deals.items():
+        dealt = deal_position(Rules("tactical", 2, "normal"), 8, deal_seed(1, i))
+        assert deal["deal"] == deal["position"] == format_position(dealt)
+        position = parse_position(deal["position"])
+        r = load_solution(str(TABLE), position)  # its strategies give back its value
+        assert r.value == deal["value"]
+    deals = [table.deals[i] for i in range(20)]
+    batch = {"seed": 1, "deals": 20, "finished": 20, "complete": True, "variant": "tactical",
+             "placement": "normal", "cards_left": 8, "summary": deal_summary(deals),
+             "solutions": deals}
+    shipped = REPORT.read_text()
+    for line in summary_lines(batch, []):  # the report's summary, from the table
+        assert line in shipped
