@@ -35,9 +35,10 @@ pytestmark = pytest.mark.usefixtures("compiled_kernels")
 
 distributed = pytest.importorskip("distributed")  # the test extra installs it (CI runs these)
 
-# Fields that measure time or name what ran the units: everything else must be identical.
+# Fields that measure time or memory or name what ran the units: everything else must be
+# identical.
 RUN_FIELDS = {"seconds", "mean_seconds", "median_seconds", "p95_seconds", "games_per_second",
-              "kept_per_minute", "workers", "backend"}
+              "kept_per_minute", "workers", "backend", "process_peak_bytes"}
 
 CLUSTER = """
 import sys
