@@ -15,40 +15,32 @@ cows of value: player 1's card's value minus the deal's value, the deal's value 
 from __future__ import annotations
 
 import html
-import io
 import json
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..solver.base.errors import NimmtError
-from ..solver.base.fileio import atomic_write, atomic_write_text
+from ..solver.base.fileio import atomic_write_text
 from ..solver.base.pictures import (
     NO_PICTURES,
+    figure_bytes,
     have_pictures,
     matplotlib_figure,
     matplotlib_ticker,
+    write_beside,
 )
 from ..solver.players.bots import make_policy
 from ..solver.positions.position import Position, parse_position
 from ..solver.search.deals import first_card_ranks, is_pure, support
+from .studyreport import FORMATS as REPORT_FORMATS
 from .studyreport import STYLE
+from .studyreport import check_format as check_report_format
 
 __all__ = ["BOT", "REPORT_FORMATS", "bot_first_cards", "check_report_format", "summary_lines",
            "write_deal_report"]
 
 BOT = "ismcts:objective=margin"
-REPORT_FORMATS = (".html", ".md", ".json")
 PICTURES = ("values", "ranks", "bot")
-
-
-def check_report_format(path: str) -> str:
-    """The report's format from ``path``'s suffix (NimmtError, one line, for another)."""
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix not in REPORT_FORMATS:
-        raise NimmtError(f"cannot tell the report's format from {path[-40:]!r}: name the "
-                         "report file .html, .md or .json")
-    return suffix
 
 
 def _seat_views(position: Position) -> tuple[Position, Position]:
@@ -159,10 +151,7 @@ def pictures(batch: dict, compared: Sequence[dict], fmt: str) -> dict[str, bytes
     out: dict[str, bytes] = {}
 
     def save(fig: Any, name: str) -> None:
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
-                    metadata={"Date": None} if fmt == "svg" else None)
-        out[name] = buffer.getvalue()
+        out[name] = figure_bytes(fig, fmt)
 
     fig = Figure(figsize=(5.2, 3.2))
     ax = fig.add_subplot()
@@ -260,16 +249,7 @@ def write_deal_report(batch: dict, compared: Sequence[dict], path: str) -> list[
         atomic_write_text(path, _html(batch, compared,
                                       pictures(batch, compared, "svg") if drawn else {}))
         return [path]
-    stem = os.path.splitext(path)[0]
-    written, names = [], {}
-    for name, png in (pictures(batch, compared, "png") if drawn else {}).items():
-        target = f"{stem}-{name}.png"
-
-        def put(tmp: str, png: bytes = png) -> None:
-            with open(tmp, "wb") as f:
-                f.write(png)
-        atomic_write(target, put)
-        written.append(target)
-        names[name] = os.path.basename(target)
+    names = write_beside(path, pictures(batch, compared, "png") if drawn else {})
+    written = [os.path.join(os.path.dirname(path), n) for n in names.values()]
     atomic_write_text(path, _markdown(batch, compared, names))
     return [path, *written]

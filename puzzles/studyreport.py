@@ -8,7 +8,6 @@ choice matters by k. Every file is written atomically (``solver.base.fileio``).
 from __future__ import annotations
 
 import html
-import io
 import json
 import math
 import os
@@ -16,8 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..solver.base.errors import NimmtError
-from ..solver.base.fileio import atomic_write, atomic_write_text
-from ..solver.base.pictures import NO_PICTURES, have_pictures, matplotlib_pyplot
+from ..solver.base.fileio import atomic_write_text
+from ..solver.base.pictures import (
+    NO_PICTURES,
+    figure_bytes,
+    have_pictures,
+    matplotlib_pyplot,
+    write_beside,
+)
 from .study import Study, aggregate
 
 __all__ = ["FORMATS", "STYLE", "check_format", "figures", "html_page", "markdown",
@@ -68,11 +73,8 @@ def figures(data: dict, fmt: str) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
 
     def save(fig: Any, name: str) -> None:
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
-                    metadata={"Date": None} if fmt == "svg" else None)
+        out[name] = figure_bytes(fig, fmt)
         plt.close(fig)
-        out[name] = buffer.getvalue()
 
     fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.4), squeeze=False)
     for ax, m in zip(axes[0], models):
@@ -294,16 +296,7 @@ def write_report(data: dict, path: str,
     if suffix == ".html":
         write(path, html_page(data, figures(data, "svg") if has else {}))
         return [path]
-    stem = os.path.splitext(path)[0]
-    written, names = [], {}
-    for name, png in (figures(data, "png") if has else {}).items():
-        target = f"{stem}-{name}.png"
-
-        def put(tmp: str, png: bytes = png) -> None:
-            with open(tmp, "wb") as f:
-                f.write(png)
-        atomic_write(target, put)
-        written.append(target)
-        names[name] = os.path.basename(target)
+    names = write_beside(path, figures(data, "png") if has else {})
+    written = [os.path.join(os.path.dirname(path), n) for n in names.values()]
     write(path, markdown(data, names))
     return [path, *written]

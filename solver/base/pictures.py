@@ -7,10 +7,15 @@ with ``NO_PICTURES`` where a picture would be, instead of failing."""
 from __future__ import annotations
 
 import importlib.util
+import io
+import os
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NO_PICTURES", "have_pictures", "matplotlib_figure",
-           "matplotlib_pyplot", "matplotlib_ticker"]
+from .fileio import atomic_write
+
+__all__ = ["NO_PICTURES", "figure_bytes", "have_pictures", "matplotlib_figure",
+           "matplotlib_pyplot", "matplotlib_ticker", "write_beside"]
 
 NO_PICTURES = "matplotlib cannot be imported: no picture (pip install matplotlib draws it)"
 
@@ -51,3 +56,27 @@ def matplotlib_ticker() -> Any:
     import matplotlib.ticker
 
     return matplotlib.ticker
+
+
+def figure_bytes(fig: Any, fmt: str, dpi: int = 110) -> bytes:
+    """A figure saved as ``fmt`` ('svg' or 'png'), tight, with no date in an SVG (the same
+    bytes every run)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=dpi,
+                metadata={"Date": None} if fmt == "svg" else None)
+    return buffer.getvalue()
+
+
+def write_beside(path: str, pngs: Mapping[str, bytes]) -> dict[str, str]:
+    """Each PNG as PATH-STEM-NAME.png beside the report ``path``, atomically; returns the
+    file name (not the path) of each by name, as the report links them."""
+    stem, names = os.path.splitext(path)[0], {}
+    for name, png in pngs.items():
+        target = f"{stem}-{name}.png"
+
+        def put(tmp: str, png: bytes = png) -> None:
+            with open(tmp, "wb") as f:
+                f.write(png)
+        atomic_write(target, put)
+        names[name] = os.path.basename(target)
+    return names
