@@ -1134,9 +1134,10 @@ def bound_root_cells(position: Position, cells: Sequence[tuple[int, int]], alpha
     the cell's value when lower == upper, else an interval past the window (lower >= beta
     or upper <= alpha); and the run (its counts and seconds). What a proof needs of the
     cells outside an equilibrium's support is such a bound, not the value (a cell below
-    the value for player 2, above it for player 1)."""
+    the value for player 2, above it for player 1). The table keeps full slots (a bound
+    below the root is stored as one even when ``window`` is off)."""
     run = _solve_cells(position, list(cells), memory, 10**13, window, workers, None, None,
-                       MEMO_FROM, None, None, False, None, None, root_window=(alpha, beta))
+                       MEMO_FROM, None, False, False, None, None, root_window=(alpha, beta))
     assert run.upper is not None
     return ({(i, j): (float(run.values[i, j]), float(run.upper[i, j])) for i, j in cells},
             run)
