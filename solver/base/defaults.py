@@ -5,14 +5,25 @@ arguments all default to these (``docs/reference`` shows them as the flags' defa
 """
 from __future__ import annotations
 
-__all__ = ["BOARD_ORPHAN_SECONDS", "BOARD_TIME_LIMIT", "BOARD_TREE_NODES", "BOT_MEMORY",
-           "DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES", "LINE_NODES", "memory_flag"]
+__all__ = ["BELIEF_BURN", "BELIEF_CHAINS", "BELIEF_DEALS", "BELIEF_THIN", "BELIEF_TRUST",
+           "BOARD_ORPHAN_SECONDS", "BOARD_TIME_LIMIT", "BOARD_TREE_NODES", "BOT_MEMORY",
+           "DEFAULT_MAX_NODES", "DEFAULT_MEMORY", "DEFAULT_SAMPLES", "LINE_NODES",
+           "memory_flag"]
 
 # bytes the tables of a search may hold: exact search's memo, the equilibrium's tables,
 # a decision tree (--memory; the command line lowers it to the machine's RAM)
 DEFAULT_MEMORY = 8 * 2**30
 # bytes a bot's own tables may hold (``ismcts``'s tree): a bot is one seat of many at a table
 BOT_MEMORY = 2**30
+# a bot's beliefs (``belief=learned``): the deals of the hidden hands drawn from them, which
+# its playouts cycle through; the Markov chains that draw them, each one's first steps
+# (dropped) and the steps between two deals kept
+BELIEF_DEALS = 1024
+BELIEF_CHAINS = 16
+BELIEF_BURN = 100
+BELIEF_THIN = 4
+# the share of a player's cards the beliefs take as the learned policy's; the rest at random
+BELIEF_TRUST = 0.5
 # analyse's node budget: auto's exact search and Monte Carlo's planned work (--max-nodes)
 DEFAULT_MAX_NODES = 5_000_000
 # Monte Carlo samples per card (--samples)

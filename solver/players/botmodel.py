@@ -50,6 +50,7 @@ from ..base.names import Method
 from ..base.notice import work_clock
 from ..base.rules import Rules
 from ..kernels import engine, turns
+from ..kernels.beliefs import deal_hidden
 from ..kernels.engine import jit, pick_card, rng_seed
 from ..kernels.learned import policy_card, policy_scratch
 from ..positions.position import Position
@@ -69,7 +70,6 @@ from .bots import (
     BotSpec,
     ChunkSizer,
     Decision,
-    deal_hidden,
     is_deterministic,
     kernel_card,
     kernel_code,

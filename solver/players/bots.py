@@ -69,11 +69,21 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..base.defaults import BOT_MEMORY, DEFAULT_MAX_NODES, DEFAULT_SAMPLES
+from ..base.defaults import (
+    BELIEF_BURN,
+    BELIEF_CHAINS,
+    BELIEF_DEALS,
+    BELIEF_THIN,
+    BELIEF_TRUST,
+    BOT_MEMORY,
+    DEFAULT_MAX_NODES,
+    DEFAULT_SAMPLES,
+)
 from ..base.errors import NimmtError, SearchStopped, param
 from ..base.notice import work_clock
 from ..base.rules import HAND_SIZE, ROW_COUNT
 from ..kernels import engine, turns
+from ..kernels.beliefs import belief_deals, deal_hidden
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
 from ..kernels.learned import POLICY_GREEDY, POLICY_LEARNED, policy_card, policy_scratch
 from ..kernels.objective import G_TAKEN, playout_cost
@@ -94,6 +104,7 @@ from .policy import (
     Decision,
     Moment,
     Policy,
+    Seen,
     parse_bot,
     parse_bots,
     split_bot_list,
@@ -101,8 +112,9 @@ from .policy import (
 from .training import load_weights
 
 __all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "DETERMINISTIC", "Decision", "Moment",
+           "NO_DEALS", "belief_sample",
            "PARAMETERS", "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of",
-           "deal_hidden", "is_deterministic", "kernel_card", "kernel_code", "make_policy",
+           "is_deterministic", "kernel_card", "kernel_code", "make_policy",
            "moment_of", "parse_bot", "parse_bots", "playout_arrays", "rank_row_options",
            "row_choices", "seconds_left", "shipped_weights", "split_bot_list"]
 
@@ -356,18 +368,40 @@ def playout_arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return hands, hidden, np.asarray(position.pool, np.int64), engine.row_table(position.rows)
 
 
-@jit_inline
-def deal_hidden(hands, hidden, pool, n, k, rng):
-    """A determinisation: deal k cards to every hidden player p (hidden[p] = 1) into
-    hands[p, :k], drawn without replacement from ``pool`` (shuffled in place) by ``rng``."""
-    remaining = pool.shape[0]
-    for p in range(n):
-        if hidden[p]:
-            for c in range(k):
-                x = rng_below(rng, remaining)
-                hands[p, c] = pool[x]
-                remaining -= 1
-                pool[x] = pool[remaining]
+NO_DEALS = np.zeros((0, 1, HAND_SIZE), np.int64)  # the kernels then deal uniformly
+
+
+def belief_sample(position: Position, history: Sequence[Seen], seed: int,
+                  deals: int = BELIEF_DEALS, trust: float = BELIEF_TRUST,
+                  chains: int = BELIEF_CHAINS, burn: int = BELIEF_BURN,
+                  thin: int = BELIEF_THIN) -> tuple[np.ndarray, float]:
+    """``deals`` deals of the hidden hands drawn from the beliefs (kernels/beliefs.py,
+    ``belief_deals``: ``chains`` Markov chains of card swaps, ``burn`` steps, then a deal
+    every ``thin``): the likelihood of what every hidden player played at the turns of
+    ``history`` (this round's as the position's player 1 saw them; the last ones where
+    more are given than the round holds), a card played by the learned policy with
+    probability ``trust`` and at random otherwise.
+
+    Returns the deals, (deals, players, HAND_SIZE) with the known hands as they are, and
+    the share of swaps accepted. With no hidden hand or no turn seen: no deals
+    (``NO_DEALS``: the kernels deal the pool uniformly) and 1.0."""
+    k, n = position.cards_left, position.players
+    hands, hidden, pool, _ = playout_arrays(position)
+    seen = min(len(history), HAND_SIZE - k)
+    if not hidden.any() or seen == 0 or k == 0:
+        return NO_DEALS, 1.0
+    past = list(history)[len(history) - seen:]
+    if any(len(s.cards) != n for s in past):
+        raise NimmtError(f"a turn seen has {len(past[0].cards)} cards; the position has "
+                         f"{n} players")
+    past_tables = np.stack([engine.row_table(s.rows) for s in past])
+    past_cards = np.asarray([s.cards for s in past], np.int64)
+    dealt = np.zeros((deals, n, HAND_SIZE), np.int64)
+    accepted = np.zeros(1)
+    belief_deals(hands, hidden, pool, n, k, position.deck_size, position.professional,
+                 shipped_weights(), trust, past_tables, past_cards, seen, seed,
+                 min(chains, deals), burn, thin, dealt, accepted)
+    return dealt, float(accepted[0])
 
 
 # The playouts' policies (``playout=``): the engine's rule bots by their codes, MIX, and the
@@ -414,7 +448,20 @@ class ChunkSizer:
         return self.deadline is not None and now >= self.deadline
 
 
-class MonteCarloBot(Bot):
+class PlayoutBot(Bot):
+    """What ``mcs`` and ``ismcts`` share: the deals of the hidden hands their playouts use."""
+
+    def deals(self, position: Position, seed: int) -> np.ndarray:
+        """With ``belief=learned`` and turns seen this round, the deals ``belief_sample``
+        draws with the bot's ``trust`` (from a stream of its own beside the decision's
+        ``seed``); else ``NO_DEALS`` (the kernels deal the pool uniformly)."""
+        if self.params.get("belief", "none") == "none":
+            return NO_DEALS
+        stream = int(np.random.SeedSequence([seed, 1]).generate_state(1, np.uint64)[0] >> 1)
+        return belief_sample(position, self.history, stream, trust=self.params["trust"])[0]
+
+
+class MonteCarloBot(PlayoutBot):
     """Flat Monte Carlo with playouts by its ``playout`` policy for everyone, for its
     objective."""
 
@@ -428,12 +475,13 @@ class MonteCarloBot(Bot):
         playouts, seconds = self.params["playouts"], self.params["time"]
         seed = self.next_seed()
         deadline, done, chunk = deadline_of(seconds), 0, 64
+        deals = self.deals(position, seed)
         sizer = ChunkSizer(deadline)
         while done < playouts:
             size = sizer.size(min(chunk, playouts - done))
             mcs_playouts(table, hands, hidden, pool, n, k, position.deck_size,
                          position.professional, seed, done, size, sums, goal,
-                         PLAYOUT_CODES[self.params["playout"]], shipped_weights())
+                         PLAYOUT_CODES[self.params["playout"]], shipped_weights(), deals)
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -448,15 +496,16 @@ class MonteCarloBot(Bot):
 
 @jit
 def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed, first,
-                 count, sums, goal, playout, weights):
+                 count, sums, goal, playout, weights, deals):
     """Playouts first..first+count-1 for every card of player 1's hand (hands0[0, :k]):
     the hidden hands (hidden[p] = 1) dealt from pool0, then every player plays the cards
     of the rule bot ``playout`` (a PLAYOUT_CODES code: random, a rule of thumb, or a rule
     bot drawn for each player, ``draw_policies``) with rule-following rows; sums[i] +=
     player 1's playout_cost after card i (``goal``: the objective,
     positions.objective.playout_goal); ``weights``: the learned policy's, read when
-    ``playout`` is PLAYOUT_CODES["learned"]. Playout j draws from stream (seed, j) whatever the
-    card (common random numbers)."""
+    ``playout`` is PLAYOUT_CODES["learned"]; ``deals``: when not empty, playout j takes every
+    hand from deals[j mod len(deals)] (``belief_sample``) instead of dealing the pool.
+    Playout j draws from stream (seed, j) whatever the card (common random numbers)."""
     got = np.zeros(n, np.int64)
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
@@ -470,9 +519,12 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
         for i in range(k):
             rng[0] = rng_seed(seed, j)
             table[:, :] = table0
-            hands[:, :] = hands0
-            pool[:] = pool0
-            deal_hidden(hands, hidden, pool, n, k, rng)
+            if deals.shape[0]:
+                hands[:, :] = deals[j % deals.shape[0]]
+            else:
+                hands[:, :] = hands0
+                pool[:] = pool0
+                deal_hidden(hands, hidden, pool, n, k, rng)
             draw_policies(policy, playout, n, rng)
             for p in range(n):
                 got[p] = np.int64(goal[G_TAKEN + p])
@@ -506,7 +558,7 @@ ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANC
 TREE_START = 4096    # nodes of a bot's first tree (TreeSearchBot)
 
 
-class TreeSearchBot(Bot):
+class TreeSearchBot(PlayoutBot):
     """Information-set Monte Carlo tree search for simultaneous moves (module docstring).
 
     The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
@@ -570,6 +622,7 @@ class TreeSearchBot(Bot):
         stats, links, actions = self.tree(capacity, n, deck)
         used = np.ones(1, np.int64)
         seed = self.next_seed()
+        deals = self.deals(position, seed)
         done, chunk = 0, 64
         sizer = ChunkSizer(deadline)
         while done < iterations:
@@ -581,7 +634,8 @@ class TreeSearchBot(Bot):
                               position.professional, seed, done, count, stats, links, actions,
                               used,
                               goal, explore, REWARD_SCALES[objective],
-                              PLAYOUT_CODES[self.params["playout"]], shipped_weights())
+                              PLAYOUT_CODES[self.params["playout"]], shipped_weights(),
+                              deals)
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -598,7 +652,7 @@ class TreeSearchBot(Bot):
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
-                      weights):
+                      weights, deals):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -611,7 +665,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     Each player's reward: -playout_cost / scale (``goal``: the objective,
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
     playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, as in
-    ``mcs_playouts``)."""
+    ``mcs_playouts``); ``deals``: the hands of iteration j from deals[j mod len(deals)]
+    when not empty, as in ``mcs_playouts``."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -627,9 +682,12 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     for j in range(first, first + count):
         rng[0] = rng_seed(seed, j)
         table[:, :] = table0
-        hands[:, :] = hands0
-        pool[:] = pool0
-        deal_hidden(hands, hidden, pool, n, k, rng)
+        if deals.shape[0]:
+            hands[:, :] = deals[j % deals.shape[0]]
+        else:
+            hands[:, :] = hands0
+            pool[:] = pool0
+            deal_hidden(hands, hidden, pool, n, k, rng)
         draw_policies(policy, playout, n, rng)
         for p in range(n):
             cows[p] = np.int64(goal[G_TAKEN + p])

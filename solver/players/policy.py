@@ -11,21 +11,22 @@ this module, not the searches behind the bots.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..base.deck import HAND_SIZE
+from ..base.defaults import BELIEF_TRUST
 from ..base.errors import NimmtError
 from ..kernels import engine
 from ..kernels.objective import OBJECTIVES
 from ..positions.position import Position
 
-__all__ = ["BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment", "PARAMETERS",
-           "PLAYOUTS", "POLICY_BOTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "parse_bot",
-           "parse_bots", "split_bot_list"]
+__all__ = ["BELIEFS", "BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment",
+           "PARAMETERS", "PLAYOUTS", "POLICY_BOTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "Seen",
+           "parse_bot", "parse_bots", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 # The learned policy (kernels/learned.py) as a player of its own, no search.
@@ -39,7 +40,14 @@ OBJECTIVE = {"objective": (str, "cows")}
 # ``learned``: the learned policy (kernels/learned.py), a card drawn from its probabilities.
 PLAYOUTS = (*RULE_BOTS, "mix", "learned")
 PLAYOUT = {"playout": (str, "random")}
-CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled")}
+# The hidden hands of mcs's and ismcts's deals: ``none``, every split of the pool alike;
+# ``learned``, weighted by how likely each hidden player was to play what it played this
+# round, a card by the learned policy with probability ``trust``, else at random
+# (kernels/beliefs.py).
+BELIEFS = ("none", "learned")
+BELIEF = {"belief": (str, "none"), "trust": (float, BELIEF_TRUST)}
+CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
+           "belief": BELIEFS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
@@ -48,13 +56,14 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     "expecti": dict(_EXPECTI),
     "paranoid": dict(_EXPECTI),
     "nash": {"k": (int, 7), **_EXPECTI},
-    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE, **PLAYOUT},
+    "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE, **PLAYOUT,
+            **BELIEF},
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
-               **OBJECTIVE, **PLAYOUT},
+               **OBJECTIVE, **PLAYOUT, **BELIEF},
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
-          "c": (0.0, 100.0)}
+          "c": (0.0, 100.0), "trust": (0.0, 1.0)}
 
 
 # ---------------------------------------------------------------- names
@@ -102,7 +111,7 @@ def parse_bot(text: str) -> BotSpec:
             if not eq or not value:
                 raise NimmtError(f"bot {name}: give a value, as {key}=N")
             kind = allowed[key][0]
-            if kind is str:  # a name: the objective, the playouts' policy
+            if kind is str:  # a name: the objective, the playouts' policy, the beliefs
                 if value not in CHOICES[key]:
                     raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
                                      f"{', '.join(CHOICES[key])}")
@@ -192,6 +201,15 @@ class Moment:
         return after, outcome.cows
 
 
+@dataclass(frozen=True)
+class Seen:
+    """One turn of the round so far as a seat saw it: the rows before the turn and every
+    player's card, the seat's own first (its player 1), the others in seat order after it."""
+
+    rows: tuple[tuple[int, ...], ...]
+    cards: tuple[int, ...]
+
+
 class Policy(Protocol):
     """What every bot is: see the module's docstring."""
 
@@ -210,6 +228,12 @@ class Bot:
         self.params = dict(spec.params)
         self.seed = int(seed) % 2**63
         self.decisions = 0
+        self.history: tuple[Seen, ...] = ()
+
+    def see(self, history: Sequence[Seen]) -> None:
+        """The turns of this round played so far, told by the table before each decision
+        (a bot asked about a position alone has none: only what the position shows)."""
+        self.history = tuple(history)
 
     def next_seed(self) -> int:
         """A seed for the next decision: a function of (seed, decisions made)."""

@@ -28,7 +28,7 @@ from ..kernels.turns import walk_turn
 from ..positions.draft import ROUND_ROBIN
 from ..positions.position import Position, format_position
 from ..search.draftsearch import draft_round, drafted_round
-from .policy import Bot, Moment
+from .policy import Bot, Moment, Seen
 from .records import GameRecorder
 
 __all__ = ["ArenaError", "Table", "bot_seed", "deal_cards", "deal_round"]
@@ -100,6 +100,8 @@ class Table:
         # bot with the win objective plays for the game (docs/DESIGN.md section 3)
         self.in_game = False
         self.times: list[list[float]] = [[] for _ in range(rules.players)]
+        # the turns played at this table: the rows before each and every seat's card
+        self.history: list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]] = []
 
     def view(self, seat: int) -> Position:
         """The position as ``seat`` sees it (that seat is player 1)."""
@@ -114,6 +116,12 @@ class Table:
                              taken=([self.cows[s] for s in order] if self.taken_known
                                     else None),
                              threshold=self.rules.threshold if self.in_game else None)
+
+    def seen(self, seat: int) -> tuple[Seen, ...]:
+        """The turns played at this table as ``seat`` saw them (its card first)."""
+        n = self.rules.players
+        return tuple(Seen(rows, tuple(cards[(seat + j) % n] for j in range(n)))
+                     for rows, cards in self.history)
 
     def _fail(self, seat: int, position: Position, what: str) -> ArenaError:
         return ArenaError(f"bot {self.labels[seat]} (seat {seat + 1}) {what}; position: "
@@ -139,6 +147,9 @@ class Table:
     def _card(self, seat: int, view: Position, forced: bool) -> int:
         """``seat``'s card for this turn, asked from its policy and checked; its time kept
         unless the card is forced."""
+        see = getattr(self.policies[seat], "see", None)  # a program's bot has no see
+        if see is not None:
+            see(self.seen(seat))
         t0 = work_clock()
         decision = self._ask(seat, view, partial(self.policies[seat].choose, view))
         if not forced:
@@ -175,6 +186,7 @@ class Table:
         outcome = engine.resolve_turn(self.rows, cards, self.rules.professional, take, tie)
         if self.recorder is not None:  # ---- game records
             self.recorder.turn(cards, take, tie, outcome.cows)
+        self.history.append((self.rows, tuple(cards)))
         on_table = {c for r in outcome.rows for c in r}
         self.gone += [c for c in [*(c for r in self.rows for c in r), *cards]
                       if c not in on_table]

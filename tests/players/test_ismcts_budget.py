@@ -24,7 +24,8 @@ def cleared_tree(position, iterations: int, seed: int):
                            position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
-                           bots.PLAYOUT_CODES["random"], bots.shipped_weights())
+                           bots.PLAYOUT_CODES["random"], bots.shipped_weights(),
+                           bots.NO_DEALS)
     return stats, links, actions, int(used[0])
 
 
@@ -47,7 +48,8 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
                            p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(p, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
-                           bots.PLAYOUT_CODES["random"], bots.shipped_weights())
+                           bots.PLAYOUT_CODES["random"], bots.shipped_weights(),
+                           bots.NO_DEALS)
     assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
     u = want_used
     np.testing.assert_array_equal(stats[:u], want_stats[:u])
