@@ -460,6 +460,11 @@ class PlayoutBot(Bot):
         stream = int(np.random.SeedSequence([seed, 1]).generate_state(1, np.uint64)[0] >> 1)
         return belief_sample(position, self.history, stream, trust=self.params["trust"])[0]
 
+    def playout_weights(self) -> np.ndarray:
+        """The learned policy's weights for the playouts: the shipped ones divided by the
+        bot's ``temperature``."""
+        return shipped_weights() / self.params["temperature"]
+
 
 class MonteCarloBot(PlayoutBot):
     """Flat Monte Carlo with playouts by its ``playout`` policy for everyone, for its
@@ -476,12 +481,13 @@ class MonteCarloBot(PlayoutBot):
         seed = self.next_seed()
         deadline, done, chunk = deadline_of(seconds), 0, 64
         deals = self.deals(position, seed)
+        weights = self.playout_weights()
         sizer = ChunkSizer(deadline)
         while done < playouts:
             size = sizer.size(min(chunk, playouts - done))
             mcs_playouts(table, hands, hidden, pool, n, k, position.deck_size,
                          position.professional, seed, done, size, sums, goal,
-                         PLAYOUT_CODES[self.params["playout"]], shipped_weights(), deals)
+                         PLAYOUT_CODES[self.params["playout"]], weights, deals)
             done += size
             chunk *= 2
             if sizer.done(size):
@@ -623,6 +629,7 @@ class TreeSearchBot(PlayoutBot):
         used = np.ones(1, np.int64)
         seed = self.next_seed()
         deals = self.deals(position, seed)
+        weights = self.playout_weights()
         done, chunk = 0, 64
         sizer = ChunkSizer(deadline)
         while done < iterations:
@@ -634,8 +641,7 @@ class TreeSearchBot(PlayoutBot):
                               position.professional, seed, done, count, stats, links, actions,
                               used,
                               goal, explore, REWARD_SCALES[objective],
-                              PLAYOUT_CODES[self.params["playout"]], shipped_weights(),
-                              deals)
+                              PLAYOUT_CODES[self.params["playout"]], weights, deals)
             done += count
             chunk *= 2
             if sizer.done(count):

@@ -39,13 +39,17 @@ OBJECTIVE = {"objective": (str, "cows")}
 # in the playouts; ``mix``: each player a rule bot drawn at random for each playout;
 # ``learned``: the learned policy (kernels/learned.py), a card drawn from its probabilities.
 PLAYOUTS = (*RULE_BOTS, "mix", "learned")
-PLAYOUT = {"playout": (str, "random")}
+# ``temperature`` divides the learned policy's scores before its softmax (below 1 it plays
+# its likelier cards more often, above 1 more evenly); only ``playout=learned`` reads it.
+PLAYOUT = {"playout": (str, "random"), "temperature": (float, 1.0)}
 # The hidden hands of mcs's and ismcts's deals: ``none``, every split of the pool alike;
 # ``learned``, weighted by how likely each hidden player was to play what it played this
 # round, a card by the learned policy with probability ``trust``, else at random
 # (kernels/beliefs.py).
 BELIEFS = ("none", "learned")
 BELIEF = {"belief": (str, "none"), "trust": (float, BELIEF_TRUST)}
+# A parameter read only under another's value: given without it, it would do nothing.
+NEEDS = {"temperature": ("playout", "learned"), "trust": ("belief", "learned")}
 CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
            "belief": BELIEFS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
@@ -63,7 +67,7 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
-          "c": (0.0, 100.0), "trust": (0.0, 1.0)}
+          "c": (0.0, 100.0), "trust": (0.0, 1.0), "temperature": (0.001, 1000.0)}
 
 
 # ---------------------------------------------------------------- names
@@ -128,6 +132,10 @@ def parse_bot(text: str) -> BotSpec:
             if not (math.isfinite(number) and low <= number <= high):
                 raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
             params[key] = number
+    for key, (switch, value) in NEEDS.items():
+        if key in allowed and params[key] != allowed[key][1] and params[switch] != value:
+            raise NimmtError(f"bot {name}: {key}= applies with {switch}={value} only; "
+                             f"add {switch}={value} or drop {key}=")
     return BotSpec(name, params)
 
 

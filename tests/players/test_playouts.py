@@ -15,6 +15,8 @@ from nimmt.solver.players import bots
 from nimmt.solver.players.bots import make_policy, parse_bot
 from nimmt.solver.search.game import deal_position
 
+import naive
+
 RULE_POLICIES = ["closest", "lowkeeper", "dumper", "careful"]
 
 
@@ -89,3 +91,45 @@ def test_the_spec_names_its_playout():
     assert str(parse_bot("ismcts:playout=closest,time=0.25")) == \
         "ismcts:time=0.25,playout=closest"
     assert str(parse_bot("mcs:playout=random")) == "mcs"
+
+
+def greedy_learned_playout(position, first: int) -> int:
+    """Player 1's cows over the rest of the round: ``first`` now, then every player plays
+    the reference policy's likeliest card (``naive.learned_probs``), rows rule-following."""
+    weights = bots.shipped_weights()
+
+    def pick(player: int, hand: list, rows: list) -> int:
+        if player == 0 and len(hand) == position.cards_left:
+            return first
+        probs = naive.learned_probs(weights, list(hand), rows, position.players,
+                                    position.deck_size, position.professional)
+        return hand[max(range(len(hand)), key=probs.__getitem__)]
+
+    rows = [list(r) for r in position.rows]
+    _, cows = reference.play_round(rows, position.hands, position.professional, pick)
+    return cows[0]
+
+
+@pytest.mark.parametrize("players,k,seed", [(2, 6, 1), (3, 5, 2), (4, 4, 3)])
+def test_a_cold_learned_playout_is_the_reference_policy_s_greedy_round(players, k, seed):
+    """``temperature`` reaches the playouts: near 0 every playout is the greedy round."""
+    position = deal_position(Rules("logic", players), k, seed=seed)
+    bot = make_policy("mcs:playouts=3,playout=learned,temperature=0.001", seed=seed)
+    values = bot.values(position)
+    for card in position.hand:
+        assert values[card] == greedy_learned_playout(position, card), card
+    warm = make_policy("mcs:playouts=3,playout=learned", seed=seed).values(position)
+    again = make_policy("mcs:playouts=3,playout=learned,temperature=1", seed=seed)
+    assert again.values(position) == warm
+
+
+@pytest.mark.parametrize("text, words", [
+    ("mcs:temperature=0.5", "temperature= applies with playout=learned only"),
+    ("ismcts:playout=careful,temperature=2", "temperature= applies with playout=learned"),
+    ("mcs:trust=0.9", "trust= applies with belief=learned only"),
+    ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
+])
+def test_a_parameter_that_would_do_nothing_is_refused(text, words):
+    with pytest.raises(NimmtError) as info:
+        parse_bot(text)
+    assert words in str(info.value)
