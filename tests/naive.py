@@ -704,11 +704,28 @@ def learned_features(card: int, hand: list[int], rows: list[list[int]], players:
     return f
 
 
+def learned_score(weights, f) -> float:
+    """A card's score from its features f: weights . f for the first len(f) weights, and
+    where more follow, a hidden layer of H rectified units written out as its own lists:
+    H input weights for each feature, then H biases, then H output weights."""
+    d = len(f)
+    score = sum(w * x for w, x in zip(weights[:d], f))
+    units = (len(weights) - d) // (d + 2)
+    rest = list(weights[d:])
+    inputs = [rest[j * units:(j + 1) * units] for j in range(d)]
+    biases = rest[d * units:(d + 1) * units]
+    outputs = rest[(d + 1) * units:]
+    for h in range(units):
+        a = biases[h] + sum(f[j] * inputs[j][h] for j in range(d))
+        score += outputs[h] * max(0.0, a)
+    return score
+
+
 def learned_probs(weights, hand, rows, players, deck, professional) -> list[float]:
     """The learned policy's probabilities of the cards of ``hand``: a softmax of
-    weights . features."""
-    scores = [sum(w * x for w, x in zip(weights, learned_features(
-        c, hand, rows, players, deck, professional))) for c in hand]
+    ``learned_score``."""
+    scores = [learned_score(weights, learned_features(c, hand, rows, players, deck,
+                                                      professional)) for c in hand]
     top = max(scores)
     exps = [math.exp(s - top) for s in scores]
     return [e / sum(exps) for e in exps]

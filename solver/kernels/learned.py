@@ -5,7 +5,9 @@ and what that costs: whether it takes a row and the cows of the rule-following t
 expected cows of landing (the ``careful`` rule of thumb's risk), the gap to the end it joins,
 that row's length and cows, whether it is the sixth card, the card's height and its rank in
 the hand, and some of these again times the share of the round still to play. The policy
-plays card i with probability proportional to exp(weights . features_i) (``policy_probs``).
+plays card i with probability proportional to exp(score_i) (``policy_probs``): the score is
+weights . features_i, plus, where the weights hold one, a small network's output on the same
+features (``card_score``).
 The weights are trained by REINFORCE in self-play (``self_play_gradient``; the loop, the
 checkpoints and the shipped weights file are in ``solver/players/training.py``).
 
@@ -41,7 +43,8 @@ from .engine import (
 from .turns import RULE_OPTION, play_option, sort_turn
 
 __all__ = ["FEATURES", "FEATURE_NAMES", "POLICY_GREEDY", "POLICY_LEARNED", "card_features",
-           "policy_card", "policy_probs", "policy_rounds", "policy_scratch", "self_play_gradient"]
+           "card_score", "hidden_units", "policy_card", "policy_probs", "policy_rounds",
+           "policy_scratch", "self_play_gradient"]
 
 FEATURE_NAMES = ("takes a row", "cows of the take", "expected cows", "gap",
                  "closeness (1 / gap)", "row length", "row cows", "sixth card",
@@ -90,17 +93,44 @@ def card_features(table, hand, count, i, players, deck_size, professional, f):
     f[13] = f[8] * left
 
 
+def hidden_units(size: int) -> int:
+    """The hidden units of a weights vector of ``size`` numbers (``card_score``'s layout):
+    0 for a linear policy (FEATURES numbers); -1 when no layout has that size."""
+    units, rest = divmod(size - FEATURES, FEATURES + 2)
+    return units if size >= FEATURES and rest == 0 else -1
+
+
+@jit_inline
+def card_score(weights, f):
+    """A card's score (its log-probability up to a constant) from its features f.
+    weights[:FEATURES] is a linear part, weights . f; a longer vector adds a network of
+    one hidden layer of H rectified linear units (``hidden_units``): after the linear part
+    come the input weights W[d, h] (FEATURES x H, row by row), the biases b[h] and the
+    output weights v[h], and the score gains sum_h v[h] max(0, b[h] + sum_d f[d] W[d, h])
+    (rectified, not tanh: with a tanh a card's score took about 5 times as long)."""
+    s = 0.0
+    for j in range(FEATURES):
+        s += weights[j] * f[j]
+    units = (weights.shape[0] - FEATURES) // (FEATURES + 2)
+    bias = FEATURES + FEATURES * units
+    for h in range(units):
+        a = weights[bias + h]
+        for j in range(FEATURES):
+            a += f[j] * weights[FEATURES + j * units + h]
+        if a > 0.0:
+            s += weights[bias + units + h] * a
+    return s
+
+
 @jit_inline
 def policy_probs(weights, table, hand, count, players, deck_size, professional, feats,
                  probs):
-    """probs[:count] = the policy's probabilities of hand[:count]; feats[i] = the
-    features of hand[i]."""
+    """probs[:count] = the policy's probabilities of hand[:count] (a softmax of
+    ``card_score``); feats[i] = the features of hand[i]."""
     top = -1e300
     for i in range(count):
         card_features(table, hand, count, i, players, deck_size, professional, feats[i])
-        s = 0.0
-        for j in range(FEATURES):
-            s += weights[j] * feats[i, j]
+        s = card_score(weights, feats[i])
         probs[i] = s
         top = max(top, s)
     total = 0.0
@@ -167,7 +197,8 @@ def _learned_card(code, weights, hand, count, table, professional, rng, players,
 @jit
 def self_play_gradient(weights, rounds, n, deck_size, professional, seed, grad):
     """Play ``rounds`` rounds (stream (seed, g) for round g) with every seat on the learned
-    policy (sampled) and add to grad[:FEATURES] the REINFORCE gradient of the mean reward,
+    policy (sampled; a linear one: ``weights`` of FEATURES numbers) and add to
+    grad[:FEATURES] the REINFORCE gradient of the mean reward,
     per round and seat: sum over turns t of (features of the card played - their
     expectation) x advantage, the advantage being minus the cows the seat takes from
     turn t on, less the seats' mean of the same, in tens of cows. Returns the cows a seat

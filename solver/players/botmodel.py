@@ -70,12 +70,12 @@ from .bots import (
     BotSpec,
     ChunkSizer,
     Decision,
+    bot_weights,
     is_deterministic,
     kernel_card,
     kernel_code,
     parse_bot,
     playout_arrays,
-    shipped_weights,
 )
 from .seats import Table, bot_seed
 
@@ -416,7 +416,7 @@ def _kernel_samples(position: Position, spec: BotSpec, samples: int, seed: int,
             values, now = _room(values, now, done + size)
             bot_round_samples(table, hands, hidden, pool, n, k, position.deck_size,
                               position.professional, seed, done, size, code, later,
-                              values, now, shipped_weights())
+                              values, now, bot_weights(spec))
             done += size
             chunk *= 2
             if progress:

@@ -116,7 +116,7 @@ __all__ = ["BOT_NAMES", "Bot", "BotSpec", "ChunkSizer", "DETERMINISTIC", "Decisi
            "PARAMETERS", "Policy", "RULE_BOTS", "RowOption", "SEARCH_BOTS", "deadline_of",
            "is_deterministic", "kernel_card", "kernel_code", "make_policy",
            "moment_of", "parse_bot", "parse_bots", "playout_arrays", "rank_row_options",
-           "row_choices", "seconds_left", "shipped_weights", "split_bot_list"]
+           "row_choices", "seconds_left", "shipped_weights", "split_bot_list", "bot_weights"]
 
 class RuleBot(Bot):
     """A rule-of-thumb bot: the engine's kernel (``engine.bot_card``)."""
@@ -150,7 +150,7 @@ def kernel_card(spec: BotSpec, hand: Sequence[int], rows: Sequence[Sequence[int]
     on these rows; random draws from stream (seed, 0)."""
     cards = np.asarray(hand, np.int64)
     rng = np.array([rng_seed(seed, 0)], np.uint64)
-    index = policy_card(kernel_code(spec), shipped_weights(), cards, len(cards),
+    index = policy_card(kernel_code(spec), bot_weights(spec), cards, len(cards),
                         engine.row_table(rows), professional, rng, players, deck_size,
                         policy_scratch())
     return int(cards[index])
@@ -374,13 +374,15 @@ NO_DEALS = np.zeros((0, 1, HAND_SIZE), np.int64)  # the kernels then deal unifor
 def belief_sample(position: Position, history: Sequence[Seen], seed: int,
                   deals: int = BELIEF_DEALS, trust: float = BELIEF_TRUST,
                   chains: int = BELIEF_CHAINS, burn: int = BELIEF_BURN,
-                  thin: int = BELIEF_THIN) -> tuple[np.ndarray, float]:
+                  thin: int = BELIEF_THIN, weights: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, float]:
     """``deals`` deals of the hidden hands drawn from the beliefs (kernels/beliefs.py,
     ``belief_deals``: ``chains`` Markov chains of card swaps, ``burn`` steps, then a deal
     every ``thin``): the likelihood of what every hidden player played at the turns of
     ``history`` (this round's as the position's player 1 saw them; the last ones where
     more are given than the round holds), a card played by the learned policy with
-    probability ``trust`` and at random otherwise.
+    probability ``trust`` and at random otherwise (``weights``: the policy's, by default
+    the shipped ones).
 
     Returns the deals, (deals, players, HAND_SIZE) with the known hands as they are, and
     the share of swaps accepted. With no hidden hand or no turn seen: no deals
@@ -399,7 +401,8 @@ def belief_sample(position: Position, history: Sequence[Seen], seed: int,
     dealt = np.zeros((deals, n, HAND_SIZE), np.int64)
     accepted = np.zeros(1)
     belief_deals(hands, hidden, pool, n, k, position.deck_size, position.professional,
-                 shipped_weights(), trust, past_tables, past_cards, seen, seed,
+                 shipped_weights() if weights is None else weights, trust, past_tables,
+                 past_cards, seen, seed,
                  min(chains, deals), burn, thin, dealt, accepted)
     return dealt, float(accepted[0])
 
@@ -414,6 +417,18 @@ PLAYOUT_CODES = {**engine.BOT_CODES, "mix": PLAYOUT_MIX, "learned": POLICY_LEARN
 def shipped_weights() -> np.ndarray:
     """The learned policy's weights the package ships (read once a process)."""
     return load_weights()
+
+
+@functools.cache
+def _weights_file(path: str) -> np.ndarray:
+    return load_weights(path)
+
+
+def bot_weights(spec: BotSpec) -> np.ndarray:
+    """The learned policy's weights ``spec`` plays with: its ``weights`` file's (read once
+    a process), else the shipped ones."""
+    path = spec.params.get("weights")
+    return shipped_weights() if path is None else _weights_file(path)
 
 
 @jit_inline
@@ -458,12 +473,13 @@ class PlayoutBot(Bot):
         if self.params.get("belief", "none") == "none":
             return NO_DEALS
         stream = int(np.random.SeedSequence([seed, 1]).generate_state(1, np.uint64)[0] >> 1)
-        return belief_sample(position, self.history, stream, trust=self.params["trust"])[0]
+        return belief_sample(position, self.history, stream, trust=self.params["trust"],
+                             weights=bot_weights(self.spec))[0]
 
     def playout_weights(self) -> np.ndarray:
-        """The learned policy's weights for the playouts: the shipped ones divided by the
+        """The learned policy's weights for the playouts (``bot_weights``) divided by the
         bot's ``temperature``."""
-        return shipped_weights() / self.params["temperature"]
+        return bot_weights(self.spec) / self.params["temperature"]
 
 
 class MonteCarloBot(PlayoutBot):

@@ -23,6 +23,7 @@ from ..base.errors import NimmtError
 from ..kernels import engine
 from ..kernels.objective import OBJECTIVES
 from ..positions.position import Position
+from .training import load_weights
 
 __all__ = ["BELIEFS", "BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment",
            "PARAMETERS", "PLAYOUTS", "POLICY_BOTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "Seen",
@@ -42,6 +43,10 @@ PLAYOUTS = (*RULE_BOTS, "mix", "learned")
 # ``temperature`` divides the learned policy's scores before its softmax (below 1 it plays
 # its likelier cards more often, above 1 more evenly); only ``playout=learned`` reads it.
 PLAYOUT = {"playout": (str, "random"), "temperature": (float, 1.0)}
+# A weights file of the learned policy (players/training.py ``load_weights``) instead of the
+# shipped one: for the ``learned`` bot, and for the playouts and beliefs of mcs and ismcts.
+WEIGHTS = {"weights": (str, None)}
+FILES = ("weights",)
 # The hidden hands of mcs's and ismcts's deals: ``none``, every split of the pool alike;
 # ``learned``, weighted by how likely each hidden player was to play what it played this
 # round, a card by the learned policy with probability ``trust``, else at random
@@ -49,21 +54,22 @@ PLAYOUT = {"playout": (str, "random"), "temperature": (float, 1.0)}
 BELIEFS = ("none", "learned")
 BELIEF = {"belief": (str, "none"), "trust": (float, BELIEF_TRUST)}
 # A parameter read only under another's value: given without it, it would do nothing.
-NEEDS = {"temperature": ("playout", "learned"), "trust": ("belief", "learned")}
+NEEDS = {"temperature": (("playout", "learned"),), "trust": (("belief", "learned"),),
+         "weights": (("playout", "learned"), ("belief", "learned"))}
 CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
            "belief": BELIEFS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     **{name: {} for name in RULE_BOTS},
-    "learned": {"play": (str, "greedy")},
+    "learned": {"play": (str, "greedy"), **WEIGHTS},
     "expecti": dict(_EXPECTI),
     "paranoid": dict(_EXPECTI),
     "nash": {"k": (int, 7), **_EXPECTI},
     "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE, **PLAYOUT,
-            **BELIEF},
+            **BELIEF, **WEIGHTS},
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
-               **OBJECTIVE, **PLAYOUT, **BELIEF},
+               **OBJECTIVE, **PLAYOUT, **BELIEF, **WEIGHTS},
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
@@ -115,6 +121,10 @@ def parse_bot(text: str) -> BotSpec:
             if not eq or not value:
                 raise NimmtError(f"bot {name}: give a value, as {key}=N")
             kind = allowed[key][0]
+            if key in FILES:  # a file: read now, so that a bad one fails here
+                load_weights(value)
+                params[key] = value
+                continue
             if kind is str:  # a name: the objective, the playouts' policy, the beliefs
                 if value not in CHOICES[key]:
                     raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
@@ -132,10 +142,13 @@ def parse_bot(text: str) -> BotSpec:
             if not (math.isfinite(number) and low <= number <= high):
                 raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
             params[key] = number
-    for key, (switch, value) in NEEDS.items():
-        if key in allowed and params[key] != allowed[key][1] and params[switch] != value:
-            raise NimmtError(f"bot {name}: {key}= applies with {switch}={value} only; "
-                             f"add {switch}={value} or drop {key}=")
+    for key, needs in NEEDS.items():
+        needs = tuple((switch, value) for switch, value in needs if switch in allowed)
+        if (key in allowed and needs and params[key] != allowed[key][1]
+                and all(params[switch] != value for switch, value in needs)):
+            either = " or ".join(f"{switch}={value}" for switch, value in needs)
+            raise NimmtError(f"bot {name}: {key}= applies with {either} only; "
+                             f"add {needs[0][0]}={needs[0][1]} or drop {key}=")
     return BotSpec(name, params)
 
 

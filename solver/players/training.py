@@ -43,6 +43,7 @@ SETTINGS = ((4, 104), (4, 44), (2, 24), (3, 34), (5, 104), (6, 104), (3, 104), (
             (10, 104), (2, 104), (6, 64), (8, 104))
 LEARNING_RATE, BETA1, BETA2, EPSILON = 0.05, 0.9, 0.999, 1e-8
 MAX_FILE = 1 << 20
+MAX_UNITS = 256  # hidden units a weights file may hold (kernels.learned.card_score)
 # The policies a playout or a seat can follow, by the code ``learned.policy_card`` reads.
 POLICY_CODES = {**engine.BOT_CODES, "learned": POLICY_LEARNED, "greedy": POLICY_GREEDY}
 
@@ -81,11 +82,18 @@ class TrainState:
                              "over") from None
 
 
-def _vector(values: object, path: str) -> np.ndarray:
-    array = np.asarray(values, dtype=np.float64)
-    if array.shape != (FEATURES,) or not np.all(np.isfinite(array)):
-        raise NimmtError(f"{path}: expected {FEATURES} finite weights, one per feature "
-                         f"({', '.join(FEATURE_NAMES)})")
+def _vector(values: object, path: str, units: int = 0) -> np.ndarray:
+    """``values`` as the weights of a policy with ``units`` hidden units
+    (``kernels.learned.card_score``'s layout), or one clear error."""
+    size = FEATURES + units * (FEATURES + 2)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.zeros(0)
+    if array.shape != (size,) or not np.all(np.isfinite(array)):
+        what = (f"one per feature ({', '.join(FEATURE_NAMES)})" if not units else
+                f"{FEATURES} linear, then {units} hidden units' {FEATURES + 2} each")
+        raise NimmtError(f"{path}: expected {size} finite weights, {what}")
     return array
 
 
@@ -141,14 +149,19 @@ def weights_document(state: TrainState) -> str:
 
 
 def load_weights(path: str | None = None) -> np.ndarray:
-    """The policy's weights from a weights file (default: the shipped POLICY_FILE)."""
+    """The policy's weights from a weights file (default: the shipped POLICY_FILE): a
+    linear policy's FEATURES numbers, or with ``hidden_units`` H a network's (the layout of
+    ``kernels.learned.card_score``)."""
     path = POLICY_FILE if path is None else path
     data = read_json(path, "policy weights", MAX_FILE)
     if not isinstance(data, dict) or data.get("features") != list(FEATURE_NAMES):
         raise NimmtError(f"{path} is not a weights file of this version of nimmt (its "
                          f"features must be {', '.join(FEATURE_NAMES)}); make one with "
                          "python benchmarks/train_policy.py")
-    return _vector(data.get("weights"), path)
+    units = data.get("hidden_units", 0)
+    if not isinstance(units, int) or isinstance(units, bool) or not 0 <= units <= MAX_UNITS:
+        raise NimmtError(f"{path}: hidden_units must be a whole number 0..{MAX_UNITS}")
+    return _vector(data.get("weights"), path, units)
 
 
 def evaluate_seat(weights: np.ndarray, seat: str, players: int, deck_size: int, rounds: int,

@@ -17,6 +17,7 @@ from nimmt.solver.kernels.learned import (
     POLICY_GREEDY,
     POLICY_LEARNED,
     card_features,
+    hidden_units,
     policy_card,
     policy_probs,
     policy_rounds,
@@ -50,12 +51,17 @@ def kernel_probs(weights, hand, rows, players, deck, professional):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 10**9), st.integers(2, 10), st.integers(1, 10), st.booleans())
-def test_features_and_probabilities_match_the_reference(seed, players, k, professional):
+@given(st.integers(0, 10**9), st.integers(2, 10), st.integers(1, 10), st.booleans(),
+       st.sampled_from([0, 0, 1, 5]))
+def test_features_and_probabilities_match_the_reference(seed, players, k, professional,
+                                                        units):
+    """Linear policies and networks of ``units`` hidden units (``card_score``)."""
     rng = random.Random(seed)
     deck = rng.choice([10 * players + 4, 104])
     rows, hand = random_table(rng, players, deck, k, professional)
-    weights = np.asarray([rng.uniform(-5, 5) for _ in range(FEATURES)])
+    size = FEATURES + units * (FEATURES + 2)
+    assert hidden_units(size) == units and hidden_units(size + 1) == -1
+    weights = np.asarray([rng.uniform(-5, 5) for _ in range(size)])
     feats, probs = kernel_probs(weights, hand, rows, players, deck, professional)
     for i, card in enumerate(hand):
         assert feats[i] == pytest.approx(naive.learned_features(card, hand, rows, players, deck,

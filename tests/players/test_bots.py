@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import ROW_COUNT, Rules
 from nimmt.solver.kernels import engine, turns
+from nimmt.solver.kernels.learned import FEATURE_NAMES, FEATURES
 from nimmt.solver.players.bots import (
     BOT_NAMES,
     ExpectiBot,
@@ -28,7 +30,7 @@ from nimmt.solver.search.game import deal_position
 from nimmt.solver.search.nash import solve_nash
 
 import naive
-from cli_checks import assert_ok, invoke
+from cli_checks import assert_ok, assert_one_line_error, invoke
 
 # ---------------------------------------------------------------- names
 
@@ -296,3 +298,43 @@ def test_an_arena_with_the_learned_bot_and_learned_playouts(runner):
     names = {b["bot"] for b in json.loads(result.output)["bots"]}
     assert names == {"learned", "mcs:playouts=20,playout=learned",
                      "ismcts:iterations=30,playout=learned"}
+
+
+def network_file(tmp_path, units: int = 4, seed: int = 1) -> str:
+    """A weights file of a small network (random weights, ``card_score``'s layout)."""
+    rng = np.random.default_rng(seed)
+    weights = rng.normal(0, 2, FEATURES + units * (FEATURES + 2))
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "hidden_units": units,
+                                "weights": weights.tolist()}))
+    return str(path)
+
+
+def test_a_weights_file_plays_the_learned_bot_and_the_playouts(tmp_path):
+    """``weights=FILE``: the learned bot plays the reference's greedy card of that
+    network; mcs's playouts and beliefs take it too (its values change)."""
+    path = network_file(tmp_path)
+    weights = load_weights(path)
+    for variant, players, k, seed in [("tactical", 3, 9, 1), ("standard", 4, 10, 2)]:
+        position = deal_position(Rules(variant, players), k, seed=seed)
+        rows = [list(r) for r in position.rows]
+        want = naive.learned_card(list(weights), list(position.hand), rows, players,
+                                  position.deck_size, False)
+        assert make_policy(f"learned:weights={path}").choose(position).card == want
+    position = deal_position(Rules("standard", 4), 8, seed=3)
+    shipped = make_policy("mcs:playouts=50,playout=learned", seed=2).values(position)
+    net = make_policy(f"mcs:playouts=50,playout=learned,weights={path}", seed=2)
+    assert net.values(position) != shipped
+    assert str(parse_bot(f"learned:weights={path}")) == f"learned:weights={path}"
+
+
+def test_a_bad_weights_parameter_is_one_clear_error(tmp_path, runner):
+    missing = tmp_path / "none.json"
+    with pytest.raises(NimmtError, match="none.json"):
+        parse_bot(f"learned:weights={missing}")
+    with pytest.raises(NimmtError, match="weights= applies with playout=learned or "
+                                         "belief=learned only"):
+        parse_bot(f"mcs:weights={network_file(tmp_path)}")
+    line = assert_one_line_error(invoke(runner, "arena", "-n", "2", "--bots",
+                                        f"learned:weights={missing},careful", "--deals", "1"))
+    assert "none.json" in line

@@ -91,6 +91,20 @@ def test_the_weights_file_round_trips_and_bad_files_are_one_error(tmp_path):
     path.write_text(json.dumps({"features": list(FEATURE_NAMES), "weights": [1.0]}))
     with pytest.raises(NimmtError, match=f"expected {FEATURES} finite weights"):
         load_weights(str(path))
+    units = 3
+    net = np.linspace(-1, 1, FEATURES + units * (FEATURES + 2))
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "hidden_units": units,
+                                "weights": net.tolist()}))
+    assert load_weights(str(path)) == pytest.approx(net)
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "hidden_units": units,
+                                "weights": net[:-1].tolist()}))
+    with pytest.raises(NimmtError, match=f"expected {net.size} finite weights, {FEATURES} "
+                                         f"linear, then {units} hidden units"):
+        load_weights(str(path))
+    path.write_text(json.dumps({"features": list(FEATURE_NAMES), "hidden_units": "x",
+                                "weights": net.tolist()}))
+    with pytest.raises(NimmtError, match="hidden_units must be a whole number"):
+        load_weights(str(path))
     bad = tmp_path / "ck.json"
     bad.write_text("{}")
     with pytest.raises(NimmtError, match="not a training checkpoint"):
