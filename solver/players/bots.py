@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -578,24 +579,68 @@ REWARD_SCALE = 10.0
 REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
 ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANCE.md)
 TREE_START = 4096    # nodes of a bot's first tree (TreeSearchBot)
+SPARE_TREES = 2      # tree arrays a process keeps for its next decisions (SpareTrees)
+
+
+class SpareTrees:
+    """The tree arrays of this process that no decision is using: a tree search borrows
+    the largest set at its start and gives it back at its end (``TreeSearchBot``), so that
+    memory once touched serves the next decision, of this bot or of a new one. At most
+    SPARE_TREES sets are kept (the largest); a lock keeps two threads from taking one
+    set."""
+
+    EMPTY = (np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
+    spare: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    lock = threading.Lock()
+
+    @classmethod
+    def borrow(cls, own: tuple[np.ndarray, np.ndarray, np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The largest spare set, or ``own`` when none is spare (or ``own`` is larger)."""
+        with cls.lock:
+            if cls.spare and _bytes(cls.spare[0]) > _bytes(own):
+                return cls.spare.pop(0)
+            return own
+
+    @classmethod
+    def give_back(cls, buffers: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Keep ``buffers`` for the next decision (the SPARE_TREES largest sets)."""
+        with cls.lock:
+            if any(s[0] is buffers[0] for s in cls.spare) or not _bytes(buffers):
+                return
+            cls.spare.append(buffers)
+            cls.spare.sort(key=_bytes, reverse=True)
+            del cls.spare[SPARE_TREES:]
+
+
+def _bytes(buffers: tuple[np.ndarray, ...]) -> int:
+    return sum(b.nbytes for b in buffers)
 
 
 class TreeSearchBot(PlayoutBot):
     """Information-set Monte Carlo tree search for simultaneous moves (module docstring).
 
-    The tree's arrays are kept between decisions (``tree``): fresh memory is slow to touch
-    the first time (a page fault per node or two), so a bot pays it once, not at every
-    decision, and a node's cells are cleared by the kernel when it creates the node, not
-    for the whole budget up front (a large ``iterations`` with ``time``). The tree grows
-    as the search adds nodes, from TREE_START nodes, doubling, up to ``iterations`` + 1
-    nodes or BOT_MEMORY bytes, whichever is fewer; a full tree stops growing and the
-    iterations go on below its leaves by playouts.
-    So a bot makes one decision at a time (do not share one between threads)."""
+    The tree's arrays outlive a decision (``tree``): fresh memory is slow to touch the
+    first time (a page fault per node or two, and a grown tree's nodes copied), which made
+    the first decisions of a new bot overrun a time budget by up to 0.75 s; so a decision
+    borrows the arrays of the process's last tree decision (``SpareTrees``) and gives them
+    back when done, and a new bot in an arena's next game finds them already touched. A
+    node's cells are cleared by the kernel when it creates the node, not for the whole
+    budget up front (a large ``iterations`` with ``time``). The tree grows as the search
+    adds nodes, from TREE_START nodes (or what the borrowed arrays hold), doubling, up to
+    ``iterations`` + 1 nodes or BOT_MEMORY bytes, whichever is fewer; a full tree stops
+    growing and the iterations go on below its leaves by playouts.
+    So a bot makes one decision at a time (do not share one between threads; two bots in
+    two threads borrow two sets of arrays)."""
 
     def __init__(self, spec: BotSpec, seed: int = 0) -> None:
         super().__init__(spec, seed)
-        self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = (
-            np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
+        self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = SpareTrees.EMPTY
+
+    def nodes_held(self, n: int, deck: int) -> int:
+        """How many nodes of ``n`` players and ``deck`` cards this bot's arrays hold."""
+        shapes = (n * deck * 3, 2, n)
+        return min(b.size // size for b, size in zip(self.buffers, shapes))
 
     @staticmethod
     def node_bytes(n: int, deck: int) -> int:
@@ -629,8 +674,21 @@ class TreeSearchBot(PlayoutBot):
         return stats, links, actions
 
     def visits(self, position: Position) -> dict[int, float]:
-        iterations, seconds = self.params["iterations"], self.params["time"]
-        deadline = deadline_of(seconds)  # the tree's allocation counts too
+        """Each card's visits at the root after the search (the most visited is played)."""
+        deadline = deadline_of(self.params["time"])  # the tree's allocation counts too
+        n, deck = position.players, position.deck_size + 1
+        limit = min(self.params["iterations"] + 1,
+                    max(2, BOT_MEMORY // self.node_bytes(n, deck)))
+        self.buffers = SpareTrees.borrow(self.buffers)
+        try:
+            return self._search(position, deadline, limit)
+        finally:
+            SpareTrees.give_back(self.buffers)
+
+    def _search(self, position: Position, deadline: float | None, limit: int
+                ) -> dict[int, float]:
+        """``visits``'s search in the arrays it borrowed."""
+        iterations = self.params["iterations"]
         k, n = position.cards_left, position.players
         objective = self.params["objective"]
         goal = playout_goal(position, objective)
@@ -639,8 +697,7 @@ class TreeSearchBot(PlayoutBot):
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
         hands, hidden, pool, table = playout_arrays(position)
         deck = position.deck_size + 1
-        limit = min(iterations + 1, max(2, BOT_MEMORY // self.node_bytes(n, deck)))
-        capacity = min(limit, TREE_START)
+        capacity = min(limit, max(TREE_START, self.nodes_held(n, deck)))
         stats, links, actions = self.tree(capacity, n, deck)
         used = np.ones(1, np.int64)
         seed = self.next_seed()

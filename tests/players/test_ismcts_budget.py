@@ -95,6 +95,7 @@ def test_the_tree_stops_growing_at_the_bots_memory(monkeypatch):
     its leaves; a time budget with a huge count allocates only what it uses."""
     p = deal_position(Rules("standard", 4), 9, seed=8)
     node = bots.TreeSearchBot.node_bytes(4, p.deck_size + 1)
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])  # no larger arrays of other tests
     monkeypatch.setattr(bots, "BOT_MEMORY", 100 * node)
     monkeypatch.setattr(bots, "TREE_START", 16)
     bot = make_policy("ismcts:iterations=2000", seed=1)
@@ -105,3 +106,27 @@ def test_the_tree_stops_growing_at_the_bots_memory(monkeypatch):
     timed = make_policy("ismcts:iterations=10000000,time=0.05", seed=1)
     timed.choose(p)
     assert sum(b.nbytes for b in timed.buffers) <= bots.BOT_MEMORY
+
+
+def test_a_new_bot_borrows_the_arrays_of_the_last_tree_and_decides_the_same(monkeypatch):
+    """A decision gives its tree arrays back to the process (``SpareTrees``); the next
+    bot's decision borrows them, dirty, and finds the visits of a tree cleared up front.
+    Two decisions at once (two threads) never share a set."""
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])
+    p = deal_position(Rules("tactical", 4), 8, seed=3)
+    first = make_policy("ismcts:iterations=2000", seed=4)
+    first.visits(p)
+    lent = first.buffers
+    assert bots.SpareTrees.spare and bots.SpareTrees.spare[0][0] is lent[0]
+    second = make_policy("ismcts:iterations=700", seed=9)
+    got = second.visits(deal_position(Rules("tactical", 4), 6, seed=5))
+    assert second.buffers[0] is lent[0]  # borrowed, not allocated
+    second.decisions = 0
+    q = deal_position(Rules("tactical", 4), 6, seed=5)
+    stats, _, _, _ = cleared_tree(q, 700, second.next_seed())
+    assert got == {c: float(stats[0, 0, c, 0]) for c in q.hand}
+    taken = bots.SpareTrees.borrow(bots.SpareTrees.EMPTY)
+    assert bots.SpareTrees.borrow(bots.SpareTrees.EMPTY) is bots.SpareTrees.EMPTY  # none left
+    bots.SpareTrees.give_back(taken)
+    bots.SpareTrees.give_back(taken)  # given twice, kept once
+    assert len(bots.SpareTrees.spare) == 1
