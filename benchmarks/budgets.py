@@ -1,7 +1,8 @@
 """Budgets that hold: per-decision time against a time budget.
 
     python benchmarks/budgets.py [--seconds 0.2] [--seeds 3] [--old DIR] [--overhead-only]
-                                 [--deciders ismcts,mcs] [--decisions-only]
+                                 [--deciders ismcts,mcs] [--decisions-only] [--fresh-bots]
+                                 [--ismcts-iterations 50000]
 
 For every search-backed bot with ``time=T`` (its counted budgets made large, so that the
 time binds) and for ``analyse(time_limit=T)`` (models random and worst, method auto), on
@@ -10,7 +11,9 @@ of each decision, as a distribution (median, 95th percentile, max) and the share
 the bound max(1.1 T, T + 0.05 s), and the median of the page faults a decision takes
 (first touches of fresh memory: slow on a virtual machine). Kernels are loaded before
 timing (a process's first use loads them: about a second, not counted). ``--deciders``:
-only the deciders whose label starts with one of these names.
+only the deciders whose label starts with one of these names. ``--fresh-bots``: a new bot
+for each decision, as an arena makes new bots for each game (with ``--ismcts-iterations
+1000000``, an arena's tree search, whose tree the time alone bounds).
 
 ``--old DIR``: the same decisions with another checkout's code (e.g. ``git worktree add
 /tmp/nimmt-old 17857c1``), imported in this process, side by side.
@@ -59,12 +62,18 @@ def load_checkout(root: str, name: str = "old_solver"):
             checkout_module(name, "position"))
 
 
-def deciders(seconds: float, side_bots, side_analysis, convert):
-    """(label, decide(position)) for every bot and analyse model at ``seconds``."""
+def deciders(seconds: float, side_bots, side_analysis, convert, fresh: bool = False):
+    """(label, decide(position)) for every bot and analyse model at ``seconds``; with
+    ``fresh``, a new bot for each decision (as an arena makes one for each game)."""
     out = []
     for name in ("expecti", "paranoid", "nash", "mcs", "ismcts"):
         text = f"{name}:time={seconds:g},{BIG[name]}"
         bot = side_bots.make_policy(text, seed=1)
+        if fresh:
+            out.append((f"{name}:time={seconds:g}",
+                        lambda p, text=text: side_bots.make_policy(text, seed=1).choose(
+                            convert(p))))
+            continue
         out.append((f"{name}:time={seconds:g}", lambda p, bot=bot: bot.choose(convert(p))))
     for model in ("random", "worst"):
         def run(p, model=model):
@@ -84,10 +93,10 @@ def faults() -> int:
 
 
 def timings(seconds: float, seeds: int, side_bots, side_analysis, convert,
-            only: tuple[str, ...] = ()) -> dict:
+            only: tuple[str, ...] = (), fresh: bool = False) -> dict:
     found = {}
     ps = positions(seeds)
-    for label, decide in deciders(seconds, side_bots, side_analysis, convert):
+    for label, decide in deciders(seconds, side_bots, side_analysis, convert, fresh):
         if only and not any(label.startswith(o) for o in only):
             continue
         decide(deal_position(Rules("tactical", 2), 3, seed=99))  # load the kernels
@@ -156,7 +165,12 @@ def main() -> None:
     parser.add_argument("--overhead-only", action="store_true")
     parser.add_argument("--decisions-only", action="store_true")
     parser.add_argument("--deciders", default="", help="e.g. ismcts,mcs (default: all)")
+    parser.add_argument("--fresh-bots", action="store_true",
+                        help="a new bot for each decision, as in an arena's games")
+    parser.add_argument("--ismcts-iterations", type=int, default=50_000,
+                        help="ismcts's counted budget beside its time (an arena's: 1000000)")
     args = parser.parse_args()
+    BIG["ismcts"] = f"iterations={args.ismcts_iterations}"
     only = tuple(d for d in args.deciders.split(",") if d)
     print(f"load: {os.getloadavg()[0]:.2f} (1 min); seconds={args.seconds:g}\n")
     if not args.decisions_only:
@@ -168,7 +182,7 @@ def main() -> None:
         ob, oa, opos = load_checkout(args.old)
         sides.insert(0, ("old", ob, oa, lambda p: opos.parse_position(
             __import__("nimmt.solver.positions.position", fromlist=["x"]).format_position(p))))
-    results = {side: timings(args.seconds, args.seeds, b, a, conv, only)
+    results = {side: timings(args.seconds, args.seeds, b, a, conv, only, args.fresh_bots)
                for side, b, a, conv in sides}
     rows = []
     for label in results["new"]:
