@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from nimmt.solver.base.errors import NimmtError  # noqa: E402
 from nimmt.solver.base.fileio import atomic_write_text  # noqa: E402
-from nimmt.solver.base.rules import Rules  # noqa: E402
+from nimmt.solver.base.rules import HAND_SIZE, Rules  # noqa: E402
 from nimmt.solver.kernels.learned import FEATURE_NAMES, hidden_units  # noqa: E402
 from nimmt.solver.players.bots import parse_bot, shipped_weights  # noqa: E402
 from nimmt.solver.players.distill import (  # noqa: E402
@@ -39,6 +39,7 @@ from nimmt.solver.players.distill import (  # noqa: E402
     collect,
     fit_policy,
     policy_loss,
+    policy_scores,
 )
 
 
@@ -49,12 +50,8 @@ def subset(data: DecisionSet, rows: np.ndarray) -> DecisionSet:
 
 def regrets(weights: np.ndarray, data: DecisionSet) -> tuple[float, float]:
     """Mean cows the greedy card and a sampled card lose against the search's best."""
-    units = hidden_units(weights.size)
-    d = 14
-    linear, inputs = weights[:d], weights[d:d + d * units].reshape(d, units)
-    biases, outputs = weights[d + d * units:d + d * units + units], weights[d + d * units + units:]
-    score = data.feats @ linear + np.maximum(data.feats @ inputs + biases, 0.0) @ outputs
-    mask = np.arange(10)[None, :] < data.counts[:, None]
+    score, _ = policy_scores(weights, data.feats, hidden_units(weights.size))
+    mask = np.arange(HAND_SIZE)[None, :] < data.counts[:, None]
     score = np.where(mask, score, -np.inf)
     best = np.where(mask, data.values, np.inf).min(1, keepdims=True)
     loss = np.where(mask, data.values - best, 0.0)

@@ -34,7 +34,8 @@ from .bots import make_policy, playout_arrays
 from .policy import Bot, BotSpec, Decision, Seen
 from .seats import Table, bot_seed, deal_cards
 
-__all__ = ["DecisionSet", "collect", "fit_policy", "hand_features", "policy_loss"]
+__all__ = ["DecisionSet", "collect", "fit_policy", "hand_features", "policy_loss",
+           "policy_scores"]
 
 
 @jit
@@ -181,14 +182,22 @@ def _unpack(theta: np.ndarray, units: int) -> tuple[np.ndarray, ...]:
     return linear, inputs, biases, outputs
 
 
+def policy_scores(theta: np.ndarray, feats: np.ndarray, units: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``card_score`` of every card of ``feats`` (..., FEATURES) at once, and the hidden
+    units' outputs."""
+    linear, inputs, biases, outputs = _unpack(theta, units)
+    hidden = np.maximum(feats @ inputs + biases, 0.0)
+    return feats @ linear + hidden @ outputs, hidden
+
+
 def policy_loss(theta: np.ndarray, data: DecisionSet, units: int, tau: float,
                 l2: float = 1e-4) -> tuple[float, np.ndarray]:
     """The mean cross-entropy of the policy ``theta`` against softmax(-values / tau) over
     each decision's cards, plus ``l2`` times the squared weights; and its gradient."""
-    linear, inputs, biases, outputs = _unpack(theta, units)
+    outputs = _unpack(theta, units)[3]
     x, mask = data.feats, np.arange(HAND_SIZE)[None, :] < data.counts[:, None]
-    hidden = np.maximum(x @ inputs + biases, 0.0)
-    score = x @ linear + hidden @ outputs
+    score, hidden = policy_scores(theta, x, units)
     target = np.where(mask, -(data.values - np.where(mask, data.values, np.inf)
                               .min(1, keepdims=True)) / tau, -np.inf)
     target = np.exp(target - target.max(1, keepdims=True))

@@ -80,6 +80,11 @@ def test_the_policy_changes_what_the_playouts_see():
      "playout='smart' is not one of random, closest, lowkeeper, dumper, careful, mix"),
     ("ismcts:playout=", "give a value"),
     ("expecti:playout=closest", "has no parameter 'playout'"),
+    # a parameter that would do nothing
+    ("mcs:temperature=0.5", "temperature= applies with playout=learned only"),
+    ("ismcts:playout=careful,temperature=2", "temperature= applies with playout=learned"),
+    ("mcs:trust=0.9", "trust= applies with belief=learned only"),
+    ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
 ])
 def test_a_bad_playout_is_one_clear_error(text, words):
     with pytest.raises(NimmtError) as info:
@@ -121,15 +126,3 @@ def test_a_cold_learned_playout_is_the_reference_policy_s_greedy_round(players, 
     warm = make_policy("mcs:playouts=3,playout=learned", seed=seed).values(position)
     again = make_policy("mcs:playouts=3,playout=learned,temperature=1", seed=seed)
     assert again.values(position) == warm
-
-
-@pytest.mark.parametrize("text, words", [
-    ("mcs:temperature=0.5", "temperature= applies with playout=learned only"),
-    ("ismcts:playout=careful,temperature=2", "temperature= applies with playout=learned"),
-    ("mcs:trust=0.9", "trust= applies with belief=learned only"),
-    ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
-])
-def test_a_parameter_that_would_do_nothing_is_refused(text, words):
-    with pytest.raises(NimmtError) as info:
-        parse_bot(text)
-    assert words in str(info.value)
