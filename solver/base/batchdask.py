@@ -86,8 +86,12 @@ class IgnoreInterrupt(distributed.WorkerPlugin):
 
 
 def quiet() -> None:
-    """Dask's own log lines (a worker lost, a unit re-run) are not the command's output."""
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    """Dask's own log lines (a worker lost, a unit re-run) are not the command's output.
+    Dask's logging configuration gives some loggers their own level (``distributed.client``
+    warns when a gather is cut short by Ctrl-C), so every one already made is raised."""
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     warnings.filterwarnings("ignore", module="distributed")
 
 

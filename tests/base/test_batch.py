@@ -282,6 +282,20 @@ def test_ctrl_c_cancels_the_cluster_s_units_and_reports_what_finished(scheduler)
         assert client.run_on_scheduler(scheduler_tasks) == 0  # cancelled, not left running
 
 
+def test_dask_s_own_warnings_stay_out_of_the_command_s_output():
+    """Dask's configuration gives ``distributed.client`` a level of its own (it warns when
+    Ctrl-C cuts a gather short); once the command quiets Dask, no Dask logger warns."""
+    import logging
+
+    from nimmt.solver.base import batchdask
+
+    batchdask.quiet()
+    names = ["distributed", "distributed.client", "distributed.worker",
+             *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]
+    loud = [n for n in names if logging.getLogger(n).isEnabledFor(logging.WARNING)]
+    assert not loud
+
+
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(runner):
     start = time.perf_counter()
     result = invoke(runner, "arena", "--players", "2", "--bots", "closest,random",
