@@ -19,7 +19,8 @@ Settings (one round each, duplicate deals: every deal replayed in every seat rot
   rules4: the rule-of-thumb bots at one table, tactical, 4 players.
   r2, r4, r3, rstd4, rstd6: the rating list: every kind of bot (the learned policy and
           playouts by it among them) in 2- and 4-player tactical, 3-player logic and 4- and
-          6-player standard.
+          6-player standard; where hands are hidden (4 and 6 players), the tree search with
+          sharp learned playouts (ismcts:playout=learned,temperature=0.1) has a table too.
 The matches of a setting are fitted together into one Bradley-Terry rating (Elo scale,
 `random` or the first rule bot anchored at 0) with 95% intervals from a bootstrap over each
 match's deals. Per bot: mean cows per round and win rate over its games (a win shared by a
@@ -91,16 +92,19 @@ SETTINGS = {
         "ismcts,mcs:playout=learned"]),
     "r4": (Rules("tactical", 4, one_round=True), [
         "ismcts,mcs:playout=learned,learned,careful", "expecti,mcs,closest,random",
-        "learned,careful,closest,random", "ismcts,expecti,mcs,learned"]),
+        "learned,careful,closest,random", "ismcts,expecti,mcs,learned",
+        "ismcts:playout=learned,temperature=0.1,ismcts,mcs:playout=learned,careful"]),
     "r3": (Rules("logic", 3, one_round=True), [
         "expecti,learned,careful", "mcs,mcs:playout=learned,closest", "ismcts,expecti,mcs",
         "learned,closest,random"]),
     "rstd4": (Rules("standard", 4, one_round=True), [
         "ismcts,mcs:playout=learned,learned,careful", "expecti,mcs,careful,closest",
-        "learned,closest,lowkeeper,random"]),
+        "learned,closest,lowkeeper,random",
+        "ismcts:playout=learned,temperature=0.1,ismcts,mcs:playout=learned,careful"]),
     "rstd6": (Rules("standard", 6, one_round=True), [
         "ismcts,mcs:playout=learned,learned,careful,closest,random",
-        "expecti,mcs,careful,closest,dumper,random"]),
+        "expecti,mcs,careful,closest,dumper,random",
+        "ismcts:playout=learned,temperature=0.1,ismcts,mcs,mcs:playout=learned,careful,closest"]),
 }
 ANCHORS = ("random", "closest")
 BOOT = 200

@@ -43,8 +43,8 @@ from .engine import (
 from .turns import RULE_OPTION, play_option, sort_turn
 
 __all__ = ["FEATURES", "FEATURE_NAMES", "POLICY_GREEDY", "POLICY_LEARNED", "card_features",
-           "card_score", "hidden_units", "policy_card", "policy_probs", "policy_rounds",
-           "policy_scratch", "self_play_gradient"]
+           "card_score", "hidden_units", "policy_card", "policy_card_untried", "policy_probs",
+           "policy_rounds", "policy_scratch", "self_play_gradient"]
 
 FEATURE_NAMES = ("takes a row", "cows of the take", "expected cows", "gap",
                  "closeness (1 / gap)", "row length", "row cows", "sixth card",
@@ -192,6 +192,40 @@ def _learned_card(code, weights, hand, count, table, professional, rng, players,
         if probs[i] > probs[best]:
             best = i
     return best
+
+
+@jit
+def policy_card_untried(weights, hand, count, table, professional, rng, players, deck_size,
+                        scratch, tried):
+    """Index into hand[:count] of a card not yet tried (``tried[card]`` is 0; at least one
+    card is not), drawn from the learned policy's probabilities renormalised over the cards
+    not yet tried: the order in which a node of the tree search first plays a player's
+    cards when its playouts are the learned policy's, instead of uniformly at random.
+    ``scratch``: a ``policy_scratch()`` work area."""
+    feats = scratch[:HAND_SIZE]
+    probs = scratch[HAND_SIZE]
+    top = -1e300
+    for i in range(count):
+        if tried[hand[i]] == 0.0:
+            card_features(table, hand, count, i, players, deck_size, professional, feats[i])
+            probs[i] = card_score(weights, feats[i])
+            top = max(top, probs[i])
+    total = 0.0
+    last = 0
+    for i in range(count):
+        if tried[hand[i]] == 0.0:
+            probs[i] = np.exp(probs[i] - top)
+            last = i
+        else:
+            probs[i] = 0.0
+        total += probs[i]
+    u = (rng_below(rng, 1 << 30) + 0.5) / (1 << 30) * total
+    acc = 0.0
+    for i in range(last):
+        acc += probs[i]
+        if u < acc:
+            return i
+    return last
 
 
 @jit

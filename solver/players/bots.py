@@ -86,7 +86,13 @@ from ..base.rules import HAND_SIZE, ROW_COUNT
 from ..kernels import engine, turns
 from ..kernels.beliefs import belief_deals, deal_hidden
 from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
-from ..kernels.learned import POLICY_GREEDY, POLICY_LEARNED, policy_card, policy_scratch
+from ..kernels.learned import (
+    POLICY_GREEDY,
+    POLICY_LEARNED,
+    policy_card,
+    policy_card_untried,
+    policy_scratch,
+)
 from ..kernels.objective import G_TAKEN, playout_cost
 from ..positions.objective import as_costs, playout_goal, round_end_cost, turn_cost
 from ..positions.owners import estimate_nodes
@@ -714,7 +720,8 @@ class TreeSearchBot(PlayoutBot):
                               position.professional, seed, done, count, stats, links, actions,
                               used,
                               goal, explore, REWARD_SCALES[objective],
-                              PLAYOUT_CODES[self.params["playout"]], weights, deals)
+                              PLAYOUT_CODES[self.params["playout"]], weights, deals,
+                              self.params["expand"] == "policy")
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -731,7 +738,7 @@ class TreeSearchBot(PlayoutBot):
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
-                      weights, deals):
+                      weights, deals, expand_policy):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -745,7 +752,9 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
     playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, as in
     ``mcs_playouts``); ``deals``: the hands of iteration j from deals[j mod len(deals)]
-    when not empty, as in ``mcs_playouts``."""
+    when not empty, as in ``mcs_playouts``. A node plays each player's untried cards
+    first, one per visit: drawn uniformly, or with ``expand_policy`` (and the learned
+    playouts) from the policy's probabilities over those cards (``policy_card_untried``)."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -783,7 +792,11 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                         stats[node, p, c, 2] += 1.0
                         if stats[node, p, c, 0] == 0.0:
                             untried += 1
-                    if untried:
+                    if untried and expand_policy and policy[p] >= POLICY_LEARNED:
+                        best = policy_card_untried(weights, hands[p], left, table,
+                                                   professional, rng, n, deck_size, scratch,
+                                                   stats[node, p, :, 0])
+                    elif untried:
                         pick = rng_below(rng, untried)
                         for i in range(left):
                             if stats[node, p, hands[p, i], 0] == 0.0:

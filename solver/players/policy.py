@@ -54,10 +54,15 @@ FILES = ("weights",)
 BELIEFS = ("none", "learned")
 BELIEF = {"belief": (str, "none"), "trust": (float, BELIEF_TRUST)}
 # A parameter read only under another's value: given without it, it would do nothing.
-NEEDS = {"temperature": (("playout", "learned"),), "trust": (("belief", "learned"),),
+# ``expand`` (ismcts): the order in which a node of the tree first plays each player's
+# cards: ``random``, uniformly; ``policy``, drawn from the learned policy's probabilities
+# (so a node visited a few times sees the likely cards, as the playouts below it do).
+EXPANSIONS = ("random", "policy")
+NEEDS = {"temperature": (("playout", "learned"),), "expand": (("playout", "learned"),),
+         "trust": (("belief", "learned"),),
          "weights": (("playout", "learned"), ("belief", "learned"))}
 CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
-           "belief": BELIEFS}
+           "belief": BELIEFS, "expand": EXPANSIONS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
@@ -69,7 +74,7 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE, **PLAYOUT,
             **BELIEF, **WEIGHTS},
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
-               **OBJECTIVE, **PLAYOUT, **BELIEF, **WEIGHTS},
+               **OBJECTIVE, **PLAYOUT, "expand": (str, "random"), **BELIEF, **WEIGHTS},
 }
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),

@@ -19,6 +19,7 @@ from nimmt.solver.kernels.learned import (
     card_features,
     hidden_units,
     policy_card,
+    policy_card_untried,
     policy_probs,
     policy_rounds,
     policy_scratch,
@@ -100,6 +101,38 @@ def test_the_greedy_card_is_the_most_likely_and_sampling_follows_the_probabiliti
     # every card's share within 5 standard errors of its probability
     se = np.sqrt(probs * (1 - probs) / draws)
     assert np.all(np.abs(counts / draws - probs) <= 5 * se + 1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**9), st.integers(2, 6), st.integers(2, 10))
+def test_an_untried_card_follows_the_probabilities_of_the_cards_not_tried(seed, players, k):
+    """``policy_card_untried`` never gives a tried card, and draws the others in proportion
+    to the reference policy's probabilities, renormalised over them (a sharp policy too:
+    weights times 30, where the tried favourite would underflow a plain softmax)."""
+    rng = random.Random(seed)
+    deck = rng.choice([10 * players + 4, 104])
+    rows, hand = random_table(rng, players, deck, k, False)
+    weights = load_weights() * rng.choice([1.0, 30.0])
+    tried = np.zeros(deck + 1)
+    for card in rng.sample(hand, rng.randint(0, k - 1)):
+        tried[card] = rng.randint(1, 5)
+    free = np.asarray([tried[c] == 0 for c in hand])
+    assert free.any()
+    scores = np.asarray([naive.learned_score(weights, naive.learned_features(
+        c, hand, rows, players, deck, False)) for c in hand])
+    want = np.exp(np.where(free, scores - scores[free].max(), -np.inf))
+    want = want / want.sum()
+    table, cards = engine.row_table(rows), np.asarray(hand, np.int64)
+    state = np.asarray([engine.rng_seed(seed, 1)], np.uint64)
+    scratch = policy_scratch()
+    draws = 3000
+    counts = np.zeros(k)
+    for _ in range(draws):
+        counts[policy_card_untried(weights, cards, k, table, False, state, players, deck,
+                                   scratch, tried)] += 1
+    assert counts[~free].sum() == 0
+    se = np.sqrt(want * (1 - want) / draws)
+    assert np.all(np.abs(counts / draws - want) <= 5 * se + 2e-3)
 
 
 def test_a_rule_code_is_the_rule_bot():

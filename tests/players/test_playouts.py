@@ -84,6 +84,9 @@ def test_the_policy_changes_what_the_playouts_see():
     ("mcs:temperature=0.5", "temperature= applies with playout=learned only"),
     ("ismcts:playout=careful,temperature=2", "temperature= applies with playout=learned"),
     ("mcs:trust=0.9", "trust= applies with belief=learned only"),
+    ("ismcts:expand=policy", "expand= applies with playout=learned only"),
+    ("ismcts:playout=learned,expand=greedy", "expand='greedy' is not one of random, policy"),
+    ("mcs:playout=learned,expand=policy", "has no parameter 'expand'"),
     ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
 ])
 def test_a_bad_playout_is_one_clear_error(text, words):
@@ -126,3 +129,35 @@ def test_a_cold_learned_playout_is_the_reference_policy_s_greedy_round(players, 
     warm = make_policy("mcs:playouts=3,playout=learned", seed=seed).values(position)
     again = make_policy("mcs:playouts=3,playout=learned,temperature=1", seed=seed)
     assert again.values(position) == warm
+
+
+def likeliest(position, m: int) -> set[int]:
+    """The ``m`` cards of player 1's hand the reference policy finds likeliest."""
+    probs = naive.learned_probs(bots.shipped_weights(), list(position.hand),
+                                [list(r) for r in position.rows], position.players,
+                                position.deck_size, position.professional)
+    order = sorted(range(len(probs)), key=lambda i: -probs[i])
+    return {position.hand[i] for i in order[:m]}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_tree_node_tries_the_policy_s_likeliest_cards_first(seed):
+    """With ``expand=policy`` (and a cold policy) the root's first m visits go to the m
+    cards the reference policy finds likeliest; with ``expand=random``, to any."""
+    position = deal_position(Rules("logic", 3), 7, seed=seed)
+    m = 3
+    spec = "ismcts:iterations={},playout=learned,temperature=0.001,expand={}"
+    visits = make_policy(spec.format(m, "policy"), seed=seed).visits(position)
+    assert {c for c, v in visits.items() if v} == likeliest(position, m)
+    assert sum(visits.values()) == m
+
+
+def test_random_expansion_is_not_the_policy_s_order():
+    """The test above could not pass by chance: uniform expansion tries other cards."""
+    spec = "ismcts:iterations=3,playout=learned,temperature=0.001"
+    differ = 0
+    for seed in range(4):
+        position = deal_position(Rules("logic", 3), 7, seed=seed)
+        visits = make_policy(spec, seed=seed).visits(position)
+        differ += {c for c, v in visits.items() if v} != likeliest(position, 3)
+    assert differ >= 2
