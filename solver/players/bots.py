@@ -89,8 +89,6 @@ from ..kernels.engine import jit, jit_inline, rng_below, rng_seed
 from ..kernels.learned import (
     POLICY_GREEDY,
     POLICY_LEARNED,
-    card_features,
-    card_score,
     policy_card,
     policy_card_untried,
     policy_scratch,
@@ -581,9 +579,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
             sums[i] += playout_cost(goal, got, np.int64(0))
 
 
-EXPAND_CODES = {"random": 0, "policy": 1, "widen": 2}  # ismcts's expand= (policy.py)
-EXPAND_POLICY, EXPAND_WIDEN = EXPAND_CODES["policy"], EXPAND_CODES["widen"]
-WIDEN = 1.0          # expand=widen: a node offers 1 + WIDEN sqrt(its visits) cards
+EXPAND_CODES = {"random": 0, "policy": 1}  # ismcts's expand= (policy.py)
+EXPAND_POLICY = EXPAND_CODES["policy"]
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
 REWARD_SCALE = 10.0
 # the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
@@ -741,41 +738,6 @@ class TreeSearchBot(PlayoutBot):
 
 
 @jit
-def widened_card(stats_p, hand, left, table, professional, n, deck_size, weights, scratch,
-                 explore):
-    """Index into hand[:left] of the card a tree node plays for a player under
-    progressive widening: of the player's 1 + WIDEN sqrt(visits) cards the learned policy
-    finds likeliest (visits: of the cards it holds, at this node), the likeliest untried
-    one, else the best by UCB. ``stats_p``: the node's statistics of this player
-    (``ismcts_iterations``: card -> visits, reward sum, availability)."""
-    feats = scratch[:HAND_SIZE]
-    # the scores, not the probabilities: a sharp policy's round to 0 but its favourite's
-    scores = scratch[HAND_SIZE]
-    for i in range(left):
-        card_features(table, hand, left, i, n, deck_size, professional, feats[i])
-        scores[i] = card_score(weights, feats[i])
-    visits = 0.0
-    for i in range(left):
-        visits += stats_p[hand[i], 0]
-    offered = min(left, 1 + int(WIDEN * np.sqrt(visits)))
-    best, best_score = 0, -1e300
-    for _ in range(offered):
-        j = 0
-        for i in range(1, left):
-            if scores[i] > scores[j]:
-                j = i
-        scores[j] = -np.inf
-        c = hand[j]
-        v = stats_p[c, 0]
-        if v == 0.0:
-            return j
-        score = stats_p[c, 1] / v + explore * np.sqrt(np.log(stats_p[c, 2]) / v)
-        if score > best_score:
-            best, best_score = j, score
-    return best
-
-
-@jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
                       weights, deals, expand):
@@ -792,12 +754,9 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
     playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, as in
     ``mcs_playouts``); ``deals``: the hands of iteration j from deals[j mod len(deals)]
-    when not empty, as in ``mcs_playouts``. ``expand`` (an EXPAND_CODES code; ``policy``
-    and ``widen`` with the learned playouts only): a node plays each player's untried cards
-    first, one per visit, drawn uniformly (``random``) or from the policy's probabilities
-    over those cards (``policy``, ``policy_card_untried``); or (``widen``) it chooses by
-    UCB among the player's 1 + WIDEN sqrt(visits) likeliest cards, the likeliest untried
-    of them first (``widened_card``)."""
+    when not empty, as in ``mcs_playouts``. A node plays each player's untried cards first,
+    one per visit: drawn uniformly, or with ``expand`` = EXPAND_POLICY (and the learned
+    playouts) from the policy's probabilities over those cards (``policy_card_untried``)."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -835,11 +794,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                         stats[node, p, c, 2] += 1.0
                         if stats[node, p, c, 0] == 0.0:
                             untried += 1
-                    if expand == EXPAND_WIDEN and policy[p] >= POLICY_LEARNED:
-                        best = widened_card(stats[node, p], hands[p], left, table,
-                                            professional, n, deck_size, weights, scratch,
-                                            explore)
-                    elif untried and expand == EXPAND_POLICY and policy[p] >= POLICY_LEARNED:
+                    if untried and expand == EXPAND_POLICY and policy[p] >= POLICY_LEARNED:
                         best = policy_card_untried(weights, hands[p], left, table,
                                                    professional, rng, n, deck_size, scratch,
                                                    stats[node, p, :, 0])

@@ -56,10 +56,8 @@ BELIEF = {"belief": (str, "none"), "trust": (float, BELIEF_TRUST)}
 # A parameter read only under another's value: given without it, it would do nothing.
 # ``expand`` (ismcts): the order in which a node of the tree first plays each player's
 # cards: ``random``, uniformly; ``policy``, drawn from the learned policy's probabilities
-# (so a node visited a few times sees the likely cards, as the playouts below it do);
-# ``widen``, a node offers only a player's 1 + sqrt(visits) likeliest cards (progressive
-# widening by the policy), the likeliest untried first, then UCB among them.
-EXPANSIONS = ("random", "policy", "widen")
+# (so a node visited a few times sees the likely cards, as the playouts below it do).
+EXPANSIONS = ("random", "policy")
 NEEDS = {"temperature": (("playout", "learned"),), "expand": (("playout", "learned"),),
          "trust": (("belief", "learned"),),
          "weights": (("playout", "learned"), ("belief", "learned"))}

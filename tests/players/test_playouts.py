@@ -85,7 +85,7 @@ def test_the_policy_changes_what_the_playouts_see():
     ("ismcts:playout=careful,temperature=2", "temperature= applies with playout=learned"),
     ("mcs:trust=0.9", "trust= applies with belief=learned only"),
     ("ismcts:expand=policy", "expand= applies with playout=learned only"),
-    ("ismcts:playout=learned,expand=greedy", "expand='greedy' is not one of random, policy, widen"),
+    ("ismcts:playout=learned,expand=greedy", "expand='greedy' is not one of random, policy"),
     ("mcs:playout=learned,expand=policy", "has no parameter 'expand'"),
     ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
 ])
@@ -162,16 +162,3 @@ def test_random_expansion_is_not_the_policy_s_order():
         differ += {c for c, v in visits.items() if v} != likeliest(position, 3)
     assert differ >= 2
 
-
-@pytest.mark.parametrize("seed", range(3))
-def test_a_widening_node_offers_one_more_likely_card_as_its_visits_grow(seed):
-    """``expand=widen``: a node offers 1 + sqrt(visits) of the player's likeliest cards
-    (the reference policy's order), the likeliest untried first: after 4 visits the root
-    has played exactly the two likeliest cards, after 5 the third as well."""
-    position = deal_position(Rules("logic", 3), 7, seed=seed)
-    spec = "ismcts:iterations={},playout=learned,temperature=0.001,expand=widen"
-    four = make_policy(spec.format(4), seed=seed).visits(position)
-    assert {c for c, v in four.items() if v} == likeliest(position, 2)
-    five = make_policy(spec.format(5), seed=seed).visits(position)
-    assert {c for c, v in five.items() if v} == likeliest(position, 3)
-    assert sum(five.values()) == 5
