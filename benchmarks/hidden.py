@@ -23,7 +23,8 @@ side by side in one table, as here.
 
 ``--table`` plays a table of your own instead (specs separated by semicolons, the first
 the reference), in ``--variant`` with ``--players`` seats (the specs are repeated in turn
-to fill them; a repeated spec counts as one bot, its seats averaged).
+to fill them; a repeated spec counts as one bot, its seats averaged); ``SPEC*N`` gives a
+bot N seats (``"I*3;S"``: one S among three I), the counts adding up to ``--players``.
 
 Settings:
   std4   standard, 4 players: ismcts, ismcts with mix playouts (a rule bot drawn for each
@@ -113,10 +114,32 @@ def load_games(path: str) -> list[dict]:
     return games
 
 
-def seated(values, bots: int) -> list[list]:
-    """Per distinct bot, the values of its copies: the table's list of bots repeats the
-    distinct ones in turn, so copy i is bot i % bots."""
-    return [[v for s, v in enumerate(values) if s % bots == b] for b in range(bots)]
+def seated(values, owners: list[int]) -> list[list]:
+    """Per distinct bot, the values of its copies: copy i is distinct bot owners[i]."""
+    return [[v for s, v in enumerate(values) if owners[s] == b]
+            for b in range(max(owners) + 1)]
+
+
+def seat_plan(entries: list[str], players: int) -> tuple[dict[str, str], list[int]]:
+    """A ``--table``'s distinct bots (label -> spec) and the distinct bot of each copy the
+    arena seats: ``SPEC*N`` takes N seats (the counts then add up to ``players``); without
+    counts the distinct specs take the seats in turn.
+
+    >>> seat_plan(["a", "b*3"], 4)
+    ({'a': 'a', 'b': 'b'}, [0, 1, 1, 1])
+    >>> seat_plan(["a", "b", "a"], 4)
+    ({'a': 'a', 'b': 'b'}, [0, 1, 0, 1])
+    """
+    counted = [e.rpartition("*") if "*" in e else (e, "", "") for e in entries]
+    bots = {spec: spec for spec, _, _ in counted}
+    labels = list(bots)
+    if not any(star for _, star, _ in counted):
+        return bots, [i % len(labels) for i in range(players)]
+    owners = [labels.index(spec) for spec, star, n in counted for _ in range(int(n) if star else 1)]
+    if len(owners) != players:
+        raise SystemExit(f"hidden.py: the seats of --table add up to {len(owners)}, not "
+                         f"--players {players}")
+    return bots, owners
 
 
 def pieces(missing: list[int], size: int) -> list[tuple[int, int]]:
@@ -136,8 +159,9 @@ def pieces(missing: list[int], size: int) -> list[tuple[int, int]]:
 
 
 def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, workers: int,
-         piece: int, path: str) -> list[dict]:
-    """Every deal 0..deals-1 of the setting, from the checkpoint where it has them."""
+         piece: int, path: str, owners: list[int] | None = None) -> list[dict]:
+    """Every deal 0..deals-1 of the setting, from the checkpoint where it has them;
+    ``owners``: the distinct bot of each seat (``seat_plan``; default: in turn)."""
     kept = {(g["deal"], g["rotation"]): g for g in load_games(path)}  # a replay wins
     rotations: dict[int, int] = defaultdict(int)
     for deal, _ in kept:
@@ -145,13 +169,14 @@ def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, wo
     done = {d for d, r in rotations.items() if r == rules.players}  # every seat rotation
     games = [g for g in kept.values() if g["deal"] in done]
     names = list(bots.values())
-    specs = parse_bots(",".join(names[i % len(names)] for i in range(rules.players)))
+    owners = owners or [i % len(names) for i in range(rules.players)]
+    specs = parse_bots(",".join(names[o] for o in owners))
     for first, count in pieces([d for d in range(deals) if d not in done], piece):
         t0 = time.perf_counter()
         result = run_arena(rules, specs, count, seed, workers=workers, first=first)
         new = [{"deal": g.deal, "rotation": g.rotation,
-                "totals": seated(g.totals, len(names)), "rounds": g.rounds,
-                "times": seated(g.times, len(names)), "best": min(g.totals),
+                "totals": seated(g.totals, owners), "rounds": g.rounds,
+                "times": seated(g.times, owners), "best": min(g.totals),
                 "winners": sum(t == min(g.totals) for t in g.totals)}
                for g in result.games]
         with open(path, "a") as f:
@@ -217,11 +242,11 @@ def main() -> None:
     args = ap.parse_args()
     all_settings = settings(args.time)
     keys = args.only.split(",")
+    owners: list[int] | None = None
     if args.table:
-        specs = args.table.split(";")
+        table_bots, owners = seat_plan(args.table.split(";"), args.players)
         name = f"table-{abs(hash_text(args.table + args.variant + str(args.players))):x}"
-        all_settings[name] = (Rules(args.variant, args.players, one_round=True),
-                              {s: s for s in specs})
+        all_settings[name] = (Rules(args.variant, args.players, one_round=True), table_bots)
         keys = [name]
     unknown = [k for k in keys if k not in all_settings]
     if unknown:
@@ -234,7 +259,7 @@ def main() -> None:
             if args.fresh and os.path.exists(path):
                 os.remove(path)
             games = play(key, rules, bots, args.deals, args.seed, args.workers, args.piece,
-                         path)
+                         path, owners)
             report(key, rules, bots, games, args.seed, args.time)
     except KeyboardInterrupt:
         print("interrupted: the finished pieces are kept; run again to go on",
