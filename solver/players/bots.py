@@ -587,6 +587,7 @@ REWARD_SCALE = 10.0
 REWARD_SCALES = {"cows": REWARD_SCALE, "margin": REWARD_SCALE, "win": 1.0}
 ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANCE.md)
 TREE_START = 4096    # nodes of a bot's first tree (TreeSearchBot)
+CHILD_BUCKETS = 32   # a tree node's children are kept in this many lists, by joint turn
 SPARE_TREES = 2      # tree arrays a process keeps for its next decisions (SpareTrees)
 
 
@@ -647,23 +648,24 @@ class TreeSearchBot(PlayoutBot):
 
     def nodes_held(self, n: int, deck: int) -> int:
         """How many nodes of ``n`` players and ``deck`` cards this bot's arrays hold."""
-        shapes = (n * deck * 3, 2, n)
+        shapes = (n * deck * 3, CHILD_BUCKETS + 1, n)
         return min(b.size // size for b, size in zip(self.buffers, shapes))
 
     @staticmethod
     def node_bytes(n: int, deck: int) -> int:
         """Bytes of one node of ``tree``'s arrays."""
-        return 8 * (n * deck * 3 + 2 + n)
+        return 8 * (n * deck * 3 + CHILD_BUCKETS + 1 + n)
 
     def tree(self, size: int, n: int, deck: int, keep: int = 0
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
-        card] = (visits, reward sum, availability), links[node] = (first child, next
-        sibling), actions[node]; views of this bot's buffers (grown when too small). With
-        ``keep`` = 0 a new tree: only the root cleared (``ismcts_iterations`` clears each
-        node it adds); else the tree so far grown, its first ``keep`` nodes kept (a node's
-        cells come first to last in each buffer, so they are a prefix of it)."""
-        shapes = ((size, n, deck, 3), (size, 2), (size, n))
+        card] = (visits, reward sum, availability), links[node] = (the first child of each
+        of CHILD_BUCKETS lists, the next sibling in its list), actions[node]; views of this
+        bot's buffers (grown when too small). With ``keep`` = 0 a new tree: only the root
+        cleared (``ismcts_iterations`` clears each node it adds); else the tree so far
+        grown, its first ``keep`` nodes kept (a node's cells come first to last in each
+        buffer, so they are a prefix of it)."""
+        shapes = ((size, n, deck, 3), (size, CHILD_BUCKETS + 1), (size, n))
         buffers: list[np.ndarray] = list(self.buffers)
         for i, shape in enumerate(shapes):
             need = math.prod(shape)
@@ -738,6 +740,15 @@ class TreeSearchBot(PlayoutBot):
 
 
 @jit
+def turn_bucket(cards, n, buckets):
+    """Which of a node's ``buckets`` child lists holds the joint turn cards[:n]."""
+    h = np.uint64(0)
+    for p in range(n):
+        h = (h ^ np.uint64(cards[p])) * np.uint64(0x100000001B3)
+    return np.int64((h >> np.uint64(17)) % np.uint64(buckets))
+
+
+@jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
                       weights, deals, expand):
@@ -747,8 +758,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     a card's availability counts the visits where its owner held it), adds one node,
     plays the rest by the players' playout policies (rule-following rows), and backs each
     player's cows up the path. stats[node, p, card] = (visits, reward sum, availability);
-    links[node] = (first child, next sibling); actions[node] the joint turn that leads to
-    it; used[0] nodes
+    links[node, :B] = the first child in each of B lists (B = links.shape[1] - 1; a child
+    is in list ``turn_bucket`` of its joint turn, so finding it scans about 1/B of the
+    node's children), links[node, B] = the next sibling in its list; actions[node] the
+    joint turn that leads to it; used[0] nodes
     (the root, node 0, cleared by the caller; each node added is cleared here).
     Each player's reward: -playout_cost / scale (``goal``: the objective,
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
@@ -769,6 +782,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     policy = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
     scratch = policy_scratch()
+    buckets = links.shape[1] - 1
     for j in range(first, first + count):
         rng[0] = rng_seed(seed, j)
         table[:, :] = table0
@@ -829,7 +843,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                 for p in range(n):
                     path_cards[depth, p] = cards[p]
                 depth += 1
-                child = links[node, 0]
+                bucket = turn_bucket(cards, n, buckets)
+                child = links[node, bucket]
                 while child >= 0:
                     same = True
                     for p in range(n):
@@ -838,16 +853,16 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                             break
                     if same:
                         break
-                    child = links[child, 1]
+                    child = links[child, buckets]
                 if child < 0 and used[0] < stats.shape[0]:
                     child = used[0]
                     used[0] += 1
                     stats[child] = 0.0  # a new node: its cells may hold an older tree's
                     for p in range(n):
                         actions[child, p] = cards[p]
-                    links[child, 0] = -1
-                    links[child, 1] = links[node, 0]
-                    links[node, 0] = child
+                    links[child, :buckets] = -1
+                    links[child, buckets] = links[node, bucket]
+                    links[node, bucket] = child
                     node = -1  # expanded: the rest is a random playout
                 else:
                     node = child

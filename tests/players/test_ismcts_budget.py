@@ -3,6 +3,7 @@ visits as a tree allocated cleared for the whole budget, whatever the buffers he
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.players import bots
@@ -11,22 +12,58 @@ from nimmt.solver.positions.objective import playout_goal
 from nimmt.solver.search.game import deal_position
 
 
-def cleared_tree(position, iterations: int, seed: int):
-    """The tree search as before: every node's cells cleared up front, one kernel call."""
+def cleared_tree(position, iterations: int, seed: int, buckets: int = bots.CHILD_BUCKETS,
+                 playout: str = "random"):
+    """The tree search as before: every node's cells cleared up front, one kernel call;
+    each node's children in ``buckets`` lists."""
     n, k = position.players, position.cards_left
     hands, hidden, pool, table = bots.playout_arrays(position)
     size, deck = iterations + 1, position.deck_size + 1
     stats = np.zeros((size, n, deck, 3))
-    links = np.full((size, 2), -1, np.int64)
+    links = np.full((size, buckets + 1), -1, np.int64)
     actions = np.zeros((size, n), np.int64)
     used = np.ones(1, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.deck_size,
                            position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
-                           bots.PLAYOUT_CODES["random"], bots.shipped_weights(),
+                           bots.PLAYOUT_CODES[playout], bots.shipped_weights(),
                            bots.NO_DEALS, 0)
     return stats, links, actions, int(used[0])
+
+
+@pytest.mark.parametrize("rules, k, seed", [(Rules("tactical", 4), 10, 1),
+                                            (Rules("standard", 5), 7, 2),
+                                            (Rules("tactical", 2), 9, 3)])
+def test_child_lists_by_joint_turn_find_the_children_one_list_finds(rules, k, seed):
+    """A node's children kept in many lists (by ``turn_bucket``) is a faster way to find
+    a child, not a different search: every node's statistics and joint turn, and the
+    number of nodes, are those of one list of all children (the layout before)."""
+    p = deal_position(rules, k, seed=seed)
+    one = cleared_tree(p, 1500, 77, buckets=1, playout="learned")
+    for buckets in (bots.CHILD_BUCKETS, 5):
+        many = cleared_tree(p, 1500, 77, buckets=buckets, playout="learned")
+        assert many[3] == one[3] > 1000  # most iterations added a node
+        np.testing.assert_array_equal(many[0][:one[3]], one[0][:one[3]])
+        np.testing.assert_array_equal(many[2][:one[3]], one[2][:one[3]])
+    lists = many[1][0, :5]
+    assert (lists >= 0).sum() == 5  # the root's children are spread over every list
+
+
+def test_turn_bucket_spreads_a_roots_children_evenly():
+    """The root's children in a 4-player tactical tree land in each of the 32 lists
+    about equally often: no list holds more than twice its share."""
+    p = deal_position(Rules("tactical", 4), 10, seed=6)
+    _, links, actions, used = cleared_tree(p, 3000, 5)
+    counts = np.zeros(bots.CHILD_BUCKETS, np.int64)
+    for b in range(bots.CHILD_BUCKETS):
+        child = links[0, b]
+        while child >= 0:
+            assert bots.turn_bucket(actions[child], 4, bots.CHILD_BUCKETS) == b
+            counts[b] += 1
+            child = links[child, bots.CHILD_BUCKETS]
+    assert counts.sum() > 2000  # nearly every iteration made a new child of the root
+    assert counts.max() < 2 * counts.sum() / bots.CHILD_BUCKETS
 
 
 def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
