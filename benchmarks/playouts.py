@@ -3,6 +3,7 @@ seconds per decision of this code and of the checkout DIR, side by side, on the 
 positions and seeds, and how far their values agree.
 
     python benchmarks/playouts.py --old DIR [--rounds 3] [--decisions 3]
+    python benchmarks/playouts.py --old DIR --within 0.25 [--rounds 3] [--decisions 3]
 
 Each side runs in its own process (``checkouts.py``: the checkout imported as ``solver``,
 numba's cache a folder of its own), sides alternating, the best of ``--rounds`` kept. The
@@ -11,6 +12,12 @@ each under cows, margin and win, and a position in a game (two players: the game
 three: the lead). Per row: the bot, the position, old and new seconds per decision, new/old,
 and the largest difference between the two sides' card values (mcs: mean playout cost;
 ismcts: root visits). Prints a Markdown table; nothing here is asserted by the tests.
+
+``--within T``: what a time budget buys instead, for the tree search as an arena seats it
+(``ismcts:time=T,iterations=1000000``, random playouts and the sharp learned ones): the
+iterations of one decision of old and new code at the start of a round of 4 players
+(tactical and standard) and of 6 and 10 players (standard), the most of ``--rounds``, each
+round's figure its last of ``--decisions`` decisions (the tree's memory touched before).
 """
 from __future__ import annotations
 
@@ -75,6 +82,30 @@ def jobs() -> list[tuple[str, str, str]]:
     return found
 
 
+def within_jobs(seconds: float) -> list[tuple[str, str, str]]:
+    """(position name, bot spec, notation) of the ``--within`` measurements."""
+    found = []
+    for variant, n in (("tactical", 4), ("standard", 4), ("standard", 6), ("standard", 10)):
+        text = format_position(deal_position(Rules(variant, n), 10, seed=n))
+        for playout in ("", ",playout=learned,temperature=0.1"):
+            found.append((f"{n}p {variant} k=10",
+                          f"ismcts:time={seconds:g},iterations=1000000{playout}", text))
+    return found
+
+
+def within_table(old: str, seconds: float, rounds: int, decisions: int) -> list[list]:
+    """Iterations of one decision in ``seconds``, old and new, sides alternating."""
+    work = within_jobs(seconds)
+    most: dict = {}
+    for _ in range(rounds):
+        for side, root in (("old", old), ("new", ROOT)):
+            for i, (_, values) in enumerate(measure(root, work, decisions)):
+                most[side, i] = max(most.get((side, i), 0), sum(values.values()))
+    return [[spec, name, f"{most['old', i]:,.0f}", f"{most['new', i]:,.0f}",
+             f"{most['new', i] / most['old', i]:.2f}"]
+            for i, (name, spec, _) in enumerate(work)]
+
+
 def measure(root: str, work: list[tuple[str, str, str]], decisions: int) -> list:
     """One side's run: (seconds per decision, values) per job."""
     done = subprocess.run([sys.executable, "-c", CHILD_PRELUDE + SIDE, root],
@@ -115,7 +146,17 @@ def main() -> None:
                         help="a checkout to compare with (e.g. a git worktree of main)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--decisions", type=int, default=3)
+    parser.add_argument("--within", type=float, metavar="SECONDS",
+                        help="iterations of the tree search in this time, not ms per decision")
     args = parser.parse_args()
+    if args.within:
+        print(f"Tree search iterations in {args.within:g} s a decision, before ({args.old}) "
+              f"and after ({ROOT}), the most of {args.rounds} rounds (each the last of "
+              f"{args.decisions} decisions):\n")
+        print(tabulate(within_table(args.old, args.within, args.rounds, args.decisions),
+                       headers=["bot", "position", "old iterations", "new iterations",
+                                "new/old"], tablefmt="github"))
+        return
     print(f"Playout bots before ({args.old}) and after ({ROOT}), ms per decision, best of "
           f"{args.rounds} rounds of {args.decisions} decisions:\n")
     print(tabulate(compare_table(args.old, args.rounds, args.decisions),
