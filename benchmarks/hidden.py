@@ -2,6 +2,7 @@
 
     python benchmarks/hidden.py [--deals 40] [--seed 1] [--workers 2] [--time 0.25]
                                 [--only std4,tac4] [--checkpoint DIR] [--fresh]
+    python benchmarks/hidden.py --pool FILE[:B] FILE[:B] ...
     python benchmarks/hidden.py --table "ismcts:time=0.25;ismcts:time=0.25,c=0.35" \
                                 [--variant standard] [--players 4] ...
 
@@ -20,6 +21,10 @@ resumes where it stopped when started again with the same arguments (``--fresh``
 over). Results depend on the seed and the deal only, not on ``--workers``, but a bot's
 time budget makes its play depend on the machine's speed and load: compare bots measured
 side by side in one table, as here.
+
+``--pool FILE[:B] ...`` plays nothing: it reads tables played before (their checkpoint
+files) and prints distinct bot B's paired difference (default 1) against each file's
+reference, per table and over all their deals together.
 
 ``--table`` plays a table of your own instead (specs separated by semicolons, the first
 the reference), in ``--variant`` with ``--players`` seats (the specs are repeated in turn
@@ -188,22 +193,31 @@ def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, wo
     return [g for g in games if g["deal"] < deals]
 
 
-def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed: int,
-           time_limit: float) -> None:
-    labels = list(bots)
-    per_deal: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in labels])
-    wins: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in labels])
-    times: list[list[float]] = [[] for _ in labels]
+def deal_means(games: list[dict], bots: int) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """The deals of ``games`` and, per deal and distinct bot (``bots`` of them), the mean
+    cows a round and the mean win share over the bot's seats in every rotation."""
+    per_deal: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in range(bots)])
+    wins: dict[int, list[list[float]]] = defaultdict(lambda: [[] for _ in range(bots)])
     for g in games:
-        for b in range(len(labels)):
+        for b in range(bots):
             for total in g["totals"][b]:
                 per_deal[g["deal"]][b].append(total / g["rounds"])
                 wins[g["deal"]][b].append((total == g["best"]) / g["winners"])
+    deals = sorted(per_deal)
+    cows = np.array([[np.mean(per_deal[d][b]) for b in range(bots)] for d in deals])
+    share = np.array([[np.mean(wins[d][b]) for b in range(bots)] for d in deals])
+    return deals, cows, share
+
+
+def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed: int,
+           time_limit: float) -> None:
+    labels = list(bots)
+    times: list[list[float]] = [[] for _ in labels]
+    for g in games:
+        for b in range(len(labels)):
             for seat_times in g["times"][b]:
                 times[b] += seat_times
-    deals = sorted(per_deal)
-    cows = np.array([[np.mean(per_deal[d][b]) for b in range(len(labels))] for d in deals])
-    share = np.array([[np.mean(wins[d][b]) for b in range(len(labels))] for d in deals])
+    deals, cows, share = deal_means(games, len(labels))
     rows = []
     for b, label in enumerate(labels):
         c, (c_lo, c_hi) = mean_interval(list(cows[:, b]), low=0.0)
@@ -226,6 +240,37 @@ def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed
         print(f"- {label}: `{spec}`")
 
 
+def pool(entries: list[str]) -> None:
+    """``--pool``: tables played before (checkpoint files, each ``FILE`` or ``FILE:B``),
+    the paired difference of distinct bot B (default 1) against the file's reference
+    (bot 0), per table and over every deal of them all (only deals played in every
+    rotation)."""
+    rows, pooled, shares = [], [], []
+    for entry in entries:
+        path, _, which = entry.rpartition(":") if entry.count(":") else (entry, "", "1")
+        b = int(which or 1)
+        games = list({(g["deal"], g["rotation"]): g for g in load_games(path)}.values())
+        if not games:
+            raise SystemExit(f"hidden.py: {path}: no games; give checkpoint files of tables")
+        rotations = max(sum(len(t) for t in g["totals"]) for g in games)
+        count: dict[int, int] = defaultdict(int)
+        for g in games:
+            count[g["deal"]] += 1
+        whole = [g for g in games if count[g["deal"]] == rotations]
+        _, cows, share = deal_means(whole, b + 1)
+        diff = list(cows[:, b] - cows[:, 0])
+        d, (lo, hi) = mean_interval(diff)
+        rows.append([os.path.basename(path), b, len(diff), f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}]",
+                     f"{np.mean(share[:, b]):.3f}"])
+        pooled += diff
+        shares += list(share[:, b])
+    d, (lo, hi) = mean_interval(pooled)
+    rows.append(["pooled", "", len(pooled), f"{d:+.2f} [{lo:+.2f}, {hi:+.2f}]",
+                 f"{np.mean(shares):.3f}"])
+    print(tabulate(rows, headers=["table", "bot", "deals", "vs reference [95%]",
+                                  "win share"], tablefmt="github", disable_numparse=True))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=40)
@@ -239,7 +284,11 @@ def main() -> None:
     ap.add_argument("--table", default=None)
     ap.add_argument("--variant", default="standard")
     ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--pool", nargs="+", metavar="FILE[:B]", default=None)
     args = ap.parse_args()
+    if args.pool:
+        pool(args.pool)
+        return
     all_settings = settings(args.time)
     keys = args.only.split(",")
     owners: list[int] | None = None

@@ -106,3 +106,15 @@ def test_the_hidden_hands_benchmark_resumes_without_playing_a_deal_twice(tmp_pat
     third = subprocess.run([*run, "--deals", "4"], capture_output=True, text=True)
     assert third.returncode == 0 and "deals" not in third.stderr  # nothing left to play
     assert third.stdout == second.stdout
+    # --pool reads the table back: its difference as the table printed it, over 4 deals;
+    # the same table twice pools 8 deals with the same mean
+    (closest,) = [line for line in second.stdout.splitlines() if line.startswith("| closest")]
+    diff = closest.split("|")[4].strip()
+    pooled = subprocess.run([*run[:2], "--pool", str(saved), f"{saved}:1"],
+                            capture_output=True, text=True)
+    assert pooled.returncode == 0, pooled.stderr
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]]
+            for line in pooled.stdout.splitlines()[2:]]
+    assert rows[0][2:4] == ["4", diff] and rows[1][2:4] == ["4", diff]
+    assert rows[2][0] == "pooled" and rows[2][2] == "8"
+    assert rows[2][3].split(" [")[0] == diff.split(" [")[0]
