@@ -43,13 +43,15 @@ memory map; the system pages it out to that file when memory runs short).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .engine import copy_row, jit, jit_inline
 
 __all__ = ["EMPTY", "MAX_LOAD", "REACH", "Table", "probe", "probe_compact", "probe_within",
-           "read_compact", "rehash", "rehash_compact", "replaceable", "rounded_cows", "store",
-           "store_compact"]
+           "read_compact", "recall", "recent_cache", "rehash", "rehash_compact", "remember",
+           "replaceable", "rounded_cows", "store", "store_compact"]
 
 EMPTY = 0        # key word 0 of a free slot
 MAX_LOAD = 0.5   # callers double the table past this load (when their memory allows)
@@ -89,6 +91,35 @@ def _slot_of(entries, key, width):
         h ^= h >> 29
     h ^= h >> 32
     return ((h >> HOME_SHIFT) & HOME_MASK) * entries.shape[0] >> HOME_BITS
+
+
+def recent_cache(slots: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A cache of recent exact values (``recall``, ``remember``): ``slots`` slots of
+    ``width`` key words (keys) and (value, player 1's cows) (values, NaN while empty).
+    Direct-mapped: a key has one slot, and a new key there replaces the old one."""
+    slots = max(1, slots)
+    return np.zeros((slots, width), np.int64), np.full((slots, 2), np.nan)
+
+
+@jit_inline
+def recall(keys, values, key, width):
+    """(found, value, cows) of ``key`` in a ``recent_cache`` (its home slot only)."""
+    s = _slot_of(keys, key, width)
+    if math.isnan(values[s, 0]):
+        return False, 0.0, 0.0
+    for i in range(width):
+        if keys[s, i] != key[i]:
+            return False, 0.0, 0.0
+    return True, values[s, 0], values[s, 1]
+
+
+@jit_inline
+def remember(keys, values, key, width, value, cows):
+    """Keep ``key``'s exact value and cows in its home slot of a ``recent_cache``."""
+    s = _slot_of(keys, key, width)
+    for i in range(width):
+        keys[s, i] = key[i]
+    values[s, 0], values[s, 1] = value, cows
 
 
 @jit_inline

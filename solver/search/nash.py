@@ -42,6 +42,9 @@ from ..kernels.table import (
     probe,
     probe_within,
     read_compact,
+    recall,
+    recent_cache,
+    remember,
     replaceable,
     rounded_cows,
     store,
@@ -59,6 +62,7 @@ from .nashplan import (
     estimate_states,
     fill_limit,
     largest_fitting_k,
+    recent_slots,
     replacing_slots,
     slot_bytes,
     slots_for,
@@ -101,8 +105,8 @@ NO_ORACLE = HAND_SIZE + 1
 SLACK = 1e-12
 # stats[] slots
 (N_STATES, N_HITS, N_CELLS, N_CUT, N_LP, N_SADDLE, N_REPLY, N_ABORTED, N_STORED,
- N_REPLACED, N_DROPPED, N_ORACLE) = range(12)
-N_SLOTS = 12
+ N_REPLACED, N_DROPPED, N_ORACLE, N_RECALLED) = range(13)
+N_SLOTS = 13
 LEVEL_BASE = 16      # stats[LEVEL_BASE + k]: states of k cards each stored (k <= HAND_SIZE)
 ABORT_NODES, ABORT_FULL, ABORT_STOP = 1, 2, 3
 # control[] slots, shared by the workers: stop flag, entries stored, the most entries
@@ -826,7 +830,7 @@ def _replace(entries, values, key, width, value, cows, control, stats, k, layout
 @jit
 def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compact, oracle_from,
            root_cells, entries, values, control, max_nodes, stats, root_value, root_aux,
-           root_upper, root_window):
+           root_upper, root_window, recent_keys, recent_values):
     """Backward induction from the root (both hands known, ``hand1`` player 1's): the
     root's cell values and player 1's cows into root_value / root_aux (and each cell's
     upper bound into root_upper: the value too, unless the cell had a window).
@@ -850,12 +854,17 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
     stored state is kept). control[C_STOP] != 0 stops it too (ABORT_STOP). The root
     builds the cells flagged in ``root_cells`` (other cells count as 0): the caller
     splits the root between workers and solves its matrix game. States of at least
-    ``oracle_from`` cards each finish by a double oracle (_next_cell).
+    ``oracle_from`` cards each finish by a double oracle (_next_cell). The states of
+    ``memo_from`` - 1 cards each, not stored in the table, are kept in this worker's
+    cache of recent values (``recent_keys``, ``recent_values``: solver.kernels.table's
+    recent_cache, exact values only; one slot: none) and answered from it when found
+    there: the same values and cows as searching them again.
     """
     k0 = hand1.shape[0]
     levels = k0 + 1
     reach = control[C_REACH]
     width = layout[L_WIDTH]
+    recent = memo_from - 1 if recent_keys.shape[0] > 1 and memo_from > 2 else -1
     frame = np.zeros((levels, FRAME_COLUMNS), np.int64)
     bounds = np.zeros((levels, BOUND_COLUMNS))
     rows = np.zeros((levels, ROW_COUNT, 4), np.int64)
@@ -937,6 +946,12 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
                         found, lower, upper, cows = _stored_answer(entries, values, key, width,
                                                                    low, high, compact, reach)
                         stats[N_HITS] += found
+                    elif k - 1 == recent:
+                        pack_key(leaf_rows[f, leaf], cards[f], owners[f], 2 * k, p1_card, p2_card,
+                                 layout, key, order)
+                        found, lower, cows = recall(recent_keys, recent_values, key, width)
+                        upper = lower
+                        stats[N_RECALLED] += found
                     if not found:
                         _push_state(bounds, rows, cards, owners, p1_hand, p2_hand, keys,
                                     leaf_rows, key, width, f, leaf, k, p1_card, p2_card, low, high)
@@ -974,6 +989,8 @@ def _solve(table0, hand1, hand2, professional, layout, memo_from, window, compac
             return
         lower, upper, cows = _state_value(decision, frame, bounds, cell_lower, cell_cows, f, k,
                                           x, y, tableau, stats, work)
+        if k == recent and lower == upper and not math.isnan(cows):
+            remember(recent_keys, recent_values, keys[f], width, lower, cows)
         if k >= memo_from:
             if lower == upper and not math.isnan(cows):  # as the table gives it back
                 cows = rounded_cows(cows)
@@ -1020,6 +1037,7 @@ class NashResult:
     dropped: int = 0             # states not stored: their slots held costlier states
     resumed: int = 0             # root cells taken as given (solve_nash's ``known``)
     oracle_games: int = 0        # of matrix_games, states decided by their double oracle
+    recalled: int = 0            # states answered by a worker's cache of recent values
 
     @property
     def exploitability(self) -> float:
@@ -1370,7 +1388,8 @@ def _load_search(args: _SearchArgs, k: int, plan: _TablePlan) -> None:
     small = Table(16, plan.width, VALUE_WORDS, plan.compact)
     _solve(*args, np.zeros((k, k), np.bool_), small.entries, small.values,
            np.zeros(CONTROL_SLOTS, np.int64), 0, np.zeros(STATS_STRIDE, np.int64),
-           np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k)), EVERYTHING.copy())
+           np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k)), EVERYTHING.copy(),
+           *recent_cache(1, plan.width))
 
 
 def _given_cells(known: Mapping[tuple[int, int], tuple[float, float]] | None, k: int,
@@ -1421,6 +1440,7 @@ class _CellWorkers:
         self.lock = threading.Lock()
         self.failures: list[BaseException] = []
         self.solved = 0  # root cells finished here (a stopped cell is taken again)
+        self.recent_slots = 1  # each worker's cache of recent values (_solve_cells)
 
     def prepare_round(self, largest: int) -> None:
         """Clear the last round's abort; the entries the table takes and how often a
@@ -1458,26 +1478,27 @@ class _CellWorkers:
     def _work(self, done: threading.Event) -> None:
         """A worker thread: solve cells until none is left; an error stops the others."""
         try:
-            self._solve_cells()
+            self._solve_cells(recent_cache(self.recent_slots, self.args[4][L_WIDTH]))
         except BaseException as error:  # handed to the main thread, re-raised there
             self.control[C_STOP] = ABORT_STOP
             self.failures.append(error)
         finally:
             done.set()
 
-    def _solve_cells(self) -> None:
-        """Take cells from the schedule and solve them until none is left or one stops."""
+    def _solve_cells(self, recent: tuple[np.ndarray, np.ndarray]) -> None:
+        """Take cells from the schedule and solve them until none is left or one stops;
+        ``recent``: this worker's cache of recent values, kept from cell to cell."""
         while True:
             with self.lock:
                 taken = None if self.control[C_STOP] else self.schedule.take()
                 if taken is None:
                     return
-            if not self._solve_cell(*taken):
+            if not self._solve_cell(*taken, recent):
                 return
             if self.progress:
                 self.progress(1)
 
-    def _solve_cell(self, i: int, j: int) -> bool:
+    def _solve_cell(self, i: int, j: int, recent: tuple[np.ndarray, np.ndarray]) -> bool:
         """Solve root cell (i, j) and record it; False when the search stopped in it."""
         k = self.k
         cell = np.zeros((k, k), np.bool_)
@@ -1486,7 +1507,7 @@ class _CellWorkers:
         cell_values, cell_aux, cell_upper = np.zeros((k, k)), np.zeros((k, k)), np.zeros((k, k))
         _solve(*self.args, cell, self.table.entries, self.table.values, self.control,
                max(0, self.max_nodes - int(self.stats[N_CELLS])), own, cell_values, cell_aux,
-               cell_upper, self.root_window)
+               cell_upper, self.root_window, *recent)
         with self.lock:
             self.stats[:] += own
             self.schedule.release((i, j))
@@ -1576,17 +1597,20 @@ def _solve_cells(position: Position, only: list[tuple[int, int]] | None, memory:
     workers run, the stops raised."""
     check_nash_position(position)
     k = position.cards_left
+    cells = [(i, j) for j in range(k) for i in range(k)] if only is None else only
+    workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
+    # beside the table, as the rest of the process: at most a sixteenth of the memory
+    recent = recent_slots(position, memory, workers) if memo_from > 2 else 1
     plan = _plan_table(position, only, memory, window, compact, replace, spill)
     args = _search_args(position, memo_from, window, plan.compact, oracle_from)
     _load_search(args, k, plan)
     given, values, aux, solved_mask = _given_cells(known, k)
-    cells = [(i, j) for j in range(k) for i in range(k)] if only is None else only
     schedule = _RootSchedule(k, cells, values, solved_mask, oracle and only is None)
     control = np.zeros(CONTROL_SLOTS, np.int64)
     table = _first_table(position, memory, plan, schedule, control)
-    workers = max(1, min(workers or os.cpu_count() or 1, (len(cells) + 1) // 2))
     pool = _CellWorkers(args, k, schedule, table, control, values, aux, solved_mask,
                         max_nodes, workers, progress, on_cell)
+    pool.recent_slots = recent
     if root_window is not None:
         pool.root_window[:] = root_window
     start = work_clock()
@@ -1633,7 +1657,7 @@ def _root_result(position: Position, run: _CellRun) -> NashResult:
                       int(stats[N_CELLS]), run.seconds, values, run.stored, run.table_bytes,
                       run.workers, tuple(int(n) for n in stats[LEVEL_BASE:LEVEL_BASE + k + 1]),
                       run.on_disk, int(stats[N_REPLACED]), int(stats[N_DROPPED]), run.resumed,
-                      int(stats[N_ORACLE]))
+                      int(stats[N_ORACLE]), int(stats[N_RECALLED]))
 
 
 def nash_from_cells(position: Position,

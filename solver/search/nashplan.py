@@ -13,18 +13,27 @@ from ..kernels.table import MAX_LOAD, Table
 from ..positions.position import Position
 
 __all__ = ["BYTES_PER_STATE", "FULL_LOAD", "GROWTH_INTO", "KEY_NORMAL",
-           "KEY_PRO", "MEMO_FROM", "RESIDENT_BYTES", "STATES_MARGIN", "STORED_MEDIAN", "Spill",
+           "KEY_PRO", "MEMO_FROM", "RECENT_SLOTS", "RESIDENT_BYTES", "STATES_MARGIN",
+           "STORED_MEDIAN", "Spill",
            "VALUE_WORDS", "estimate_bytes", "estimate_states", "fill_limit",
-           "largest_fitting_k", "replacing_slots", "slot_bytes", "slots_for", "table_slots"]
+           "largest_fitting_k", "recent_slots", "replacing_slots", "slot_bytes", "slots_for",
+           "table_slots"]
 
 # Peak memory per state stored, measured 160-330 bytes at k = 6..8 (benchmarks/nash.py)
 # while the table doubled (the old and the new one both alive); a table sized once from
 # the estimate (table_slots) costs its slots alone. The plan computes that table.
 BYTES_PER_STATE = 320
-# States with fewer cards each are solved again rather than stored (measured, docs/PERFORMANCE.md:
-# the two-card states are 60-75% of a table that keeps them, and solving them again
-# costs no time; keeping the three-card ones too is 3-4 times faster than not)
+# States with fewer cards each are not stored in the table (measured, docs/PERFORMANCE.md:
+# the two-card states are 60-75% of a table that keeps them; keeping the three-card ones
+# is 3-4 times faster than not); the two-card ones go to each worker's cache of recent
+# values instead (RECENT_SLOTS)
 MEMO_FROM = 3
+# The states of MEMO_FROM - 1 cards each (two cards: 92% of a k = 8 or 9 solve's searches,
+# each searched about 6 times) are not stored in the table but kept by each worker in a
+# cache of recent values (solver.kernels.table.recent_cache: direct-mapped, replacing) of at
+# most RECENT_SLOTS slots (32 bytes each at two key words: 128 MiB a worker); it answers
+# 85-95% of them at k = 8 (2^20-2^24 slots), and a solve takes about half the time
+RECENT_SLOTS = 2**22
 # The state estimate counts what the table holds: the states of MEMO_FROM..k-1 cards each
 # (the root is not stored). Calibrated on dealt tactical positions with one worker
 # (seeds 10-17 at k = 4..6, 10-15 at k = 7 normal, 10-12 at k = 7 professional; k = 8
@@ -73,6 +82,26 @@ def estimate_states(position: Position, cards_left: int | None = None) -> int:
     for j in range(top + 1, k + 1):
         states *= GROWTH_INTO.get(j, GROWTH_INTO[9])
     return max(1, math.ceil(states * STATES_MARGIN))
+
+
+def recent_slots(position: Position, memory: int, workers: int) -> int:
+    """Slots of each worker's cache of recent values (RECENT_SLOTS): a power of two
+    about the states the solve stores (estimate_states; the states of one card fewer
+    are about as many), at most RECENT_SLOTS and a sixteenth of ``memory`` for all
+    ``workers``' caches; 1 (no cache to speak of) for a solve that stores no state.
+
+    >>> from nimmt.solver.positions.position import load_position
+    >>> example = load_position("example")  # two players, 5 cards each: 1,226 states
+    >>> recent_slots(example, 8 * 2**30, 2), recent_slots(example, 2**20, 2)
+    (2048, 1024)
+    """
+    states = estimate_states(position)
+    if not states:
+        return 1
+    width = KEY_PRO if position.professional else KEY_NORMAL
+    room = memory // 16 // (max(1, workers) * (width + 2) * 8)
+    most = min(RECENT_SLOTS, 1 << max(0, int(math.log2(max(1, room)))))
+    return max(1, min(most, slots_for(states, 1.0)))
 
 
 def slot_bytes(position: Position, compact: bool = True) -> int:

@@ -149,3 +149,47 @@ def test_full_table_stops_or_spills(request, tmp_path):
     r = solve_nash(position, memory=ONE_TABLE, workers=1, spill=str(tmp_path))
     assert r.on_disk and r.value == expected.value and (r.matrix == expected.matrix).all()
     assert r.levels == expected.levels
+
+
+# ---------------------------------------------------------------- the cache of recent values
+
+@pytest.mark.parametrize("placement, k, seed, workers, window", [
+    ("normal", 6, 3, 1, False), ("normal", 7, 12, 2, False), ("professional", 6, 4, 2, False),
+    ("normal", 6, 5, 1, True)])
+def test_the_workers_cache_of_two_card_states_changes_no_value(monkeypatch, placement, k,
+                                                               seed, workers, window):
+    """Each worker keeps the two-card states it solved (not stored in the table) in a
+    cache of recent values and answers them from it: every root cell's value and cows,
+    the strategies and the stored states are those of searching them again (no cache),
+    with fewer searches; with alpha-beta windows too (only exact values are kept)."""
+    p = dealt(placement, k, seed)
+    cached = solve_nash(p, workers=workers, window=window)
+    monkeypatch.setattr(nash, "recent_slots", lambda *_: 1)
+    again = solve_nash(p, workers=workers, window=window)
+    assert (cached.matrix == again.matrix).all()
+    assert cached.value == again.value and cached.p1_cows == again.p1_cows
+    assert cached.p1_frequency == again.p1_frequency
+    assert cached.p2_frequency == again.p2_frequency
+    assert again.recalled == 0 and cached.recalled > 0
+    assert again.states > cached.states
+    if workers == 1 and not window:  # each state recalled is one search fewer
+        assert cached.states + cached.recalled == again.states
+    if workers == 1:  # two workers may both store a state before either finds it
+        assert cached.stored == again.stored
+
+
+def test_a_cache_of_recent_values_keeps_the_last_value_of_each_slot():
+    """recall finds what remember kept in a key's slot, and nothing for another key or
+    once another key took the slot (direct-mapped: one slot, replaced)."""
+    import numpy as np
+
+    from nimmt.solver.kernels import table
+
+    keys, values = table.recent_cache(1, 2)
+    assert not table.recall(keys, values, np.array([0, 0]), 2)[0]  # empty: NaN
+    table.remember(keys, values, np.array([5, 7]), 2, -1.5, 3.25)
+    assert table.recall(keys, values, np.array([5, 7]), 2) == (True, -1.5, 3.25)
+    assert not table.recall(keys, values, np.array([5, 8]), 2)[0]
+    table.remember(keys, values, np.array([6, 7]), 2, 2.0, 0.0)
+    assert not table.recall(keys, values, np.array([5, 7]), 2)[0]
+    assert table.recall(keys, values, np.array([6, 7]), 2) == (True, 2.0, 0.0)
