@@ -119,6 +119,16 @@ def load_games(path: str) -> list[dict]:
     return games
 
 
+def whole_deals(games: list[dict], seats: int) -> list[dict]:
+    """The games of the deals played in every one of their ``seats`` rotations (a
+    rotation played again: its last game)."""
+    kept = {(g["deal"], g["rotation"]): g for g in games}
+    rotations: dict[int, int] = defaultdict(int)
+    for deal, _ in kept:
+        rotations[deal] += 1
+    return [g for g in kept.values() if rotations[g["deal"]] == seats]
+
+
 def seated(values, owners: list[int]) -> list[list]:
     """Per distinct bot, the values of its copies: copy i is distinct bot owners[i]."""
     return [[v for s, v in enumerate(values) if owners[s] == b]
@@ -167,12 +177,8 @@ def play(key: str, rules: Rules, bots: dict[str, str], deals: int, seed: int, wo
          piece: int, path: str, owners: list[int] | None = None) -> list[dict]:
     """Every deal 0..deals-1 of the setting, from the checkpoint where it has them;
     ``owners``: the distinct bot of each seat (``seat_plan``; default: in turn)."""
-    kept = {(g["deal"], g["rotation"]): g for g in load_games(path)}  # a replay wins
-    rotations: dict[int, int] = defaultdict(int)
-    for deal, _ in kept:
-        rotations[deal] += 1
-    done = {d for d, r in rotations.items() if r == rules.players}  # every seat rotation
-    games = [g for g in kept.values() if g["deal"] in done]
+    games = whole_deals(load_games(path), rules.players)
+    done = {g["deal"] for g in games}
     names = list(bots.values())
     owners = owners or [i % len(names) for i in range(rules.players)]
     specs = parse_bots(",".join(names[o] for o in owners))
@@ -248,15 +254,13 @@ def pool(entries: list[str]) -> None:
     rows, pooled, shares = [], [], []
     for entry in entries:
         path, _, which = entry.rpartition(":") if entry.count(":") else (entry, "", "1")
-        b = int(which or 1)
-        games = list({(g["deal"], g["rotation"]): g for g in load_games(path)}.values())
+        if not which.isdigit() or int(which) < 1:
+            raise SystemExit(f"hidden.py: --pool {entry}: B must be a bot's number, 1 or more")
+        b = int(which)
+        games = load_games(path)
         if not games:
             raise SystemExit(f"hidden.py: {path}: no games; give checkpoint files of tables")
-        rotations = max(sum(len(t) for t in g["totals"]) for g in games)
-        count: dict[int, int] = defaultdict(int)
-        for g in games:
-            count[g["deal"]] += 1
-        whole = [g for g in games if count[g["deal"]] == rotations]
+        whole = whole_deals(games, sum(len(t) for t in games[0]["totals"]))
         _, cows, share = deal_means(whole, b + 1)
         diff = list(cows[:, b] - cows[:, 0])
         d, (lo, hi) = mean_interval(diff)
