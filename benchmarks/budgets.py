@@ -11,7 +11,8 @@ of each decision, as a distribution (median, 95th percentile, max) and the share
 the bound max(1.1 T, T + 0.05 s), and the median of the page faults a decision takes
 (first touches of fresh memory: slow on a virtual machine). Kernels are loaded before
 timing (a process's first use loads them: about a second, not counted). ``--deciders``:
-only the deciders whose label starts with one of these names. ``--fresh-bots``: a new bot
+only the deciders whose label starts with one of these names. A bot is told the turns
+(``see``) before each decision, as a table tells it. ``--fresh-bots``: a new bot
 for each decision, as an arena makes new bots for each game (with ``--ismcts-iterations
 1000000``, an arena's tree search, whose tree the time alone bounds).
 
@@ -63,8 +64,10 @@ def load_checkout(root: str, name: str = "old_solver"):
 
 
 def deciders(seconds: float, side_bots, side_analysis, convert, fresh: bool = False):
-    """(label, decide(position)) for every bot and analyse model at ``seconds``; with
-    ``fresh``, a new bot for each decision (as an arena makes one for each game)."""
+    """(label, decide(position), between()) for every bot and analyse model at
+    ``seconds``; ``between`` is what a table does before a decision, outside its clock
+    (it tells the bot the turns: ``see``); with ``fresh``, a new bot for each decision (as
+    an arena makes one for each game)."""
     out = []
     for name in ("expecti", "paranoid", "nash", "mcs", "ismcts"):
         text = f"{name}:time={seconds:g},{BIG[name]}"
@@ -72,9 +75,10 @@ def deciders(seconds: float, side_bots, side_analysis, convert, fresh: bool = Fa
         if fresh:
             out.append((f"{name}:time={seconds:g}",
                         lambda p, text=text: side_bots.make_policy(text, seed=1).choose(
-                            convert(p))))
+                            convert(p)), untimed))
             continue
-        out.append((f"{name}:time={seconds:g}", lambda p, bot=bot: bot.choose(convert(p))))
+        out.append((f"{name}:time={seconds:g}", lambda p, bot=bot: bot.choose(convert(p)),
+                    lambda bot=bot: bot.see(())))
     for model in ("random", "worst"):
         def run(p, model=model):
             try:
@@ -82,8 +86,12 @@ def deciders(seconds: float, side_bots, side_analysis, convert, fresh: bool = Fa
             except Exception as e:  # the old code raises where it does not fit (worst)
                 return type(e).__name__
             return None
-        out.append((f"analyse {model} --time-limit {seconds:g}", run))
+        out.append((f"analyse {model} --time-limit {seconds:g}", run, untimed))
     return out
+
+
+def untimed() -> None:
+    """Nothing between two decisions (a new bot, or an analysis)."""
 
 
 def faults() -> int:
@@ -96,12 +104,13 @@ def timings(seconds: float, seeds: int, side_bots, side_analysis, convert,
             only: tuple[str, ...] = (), fresh: bool = False) -> dict:
     found = {}
     ps = positions(seeds)
-    for label, decide in deciders(seconds, side_bots, side_analysis, convert, fresh):
+    for label, decide, between in deciders(seconds, side_bots, side_analysis, convert, fresh):
         if only and not any(label.startswith(o) for o in only):
             continue
         decide(deal_position(Rules("tactical", 2), 3, seed=99))  # load the kernels
         times, errors, faulted = [], 0, []
         for p in ps:
+            between()
             f0 = faults()
             t0 = time.perf_counter()
             err = decide(p)

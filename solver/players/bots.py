@@ -589,6 +589,9 @@ ISMCTS_C_WIN = 0.7   # UCB exploration constant for win rewards (docs/PERFORMANC
 TREE_START = 4096    # nodes of a bot's first tree (TreeSearchBot)
 CHILD_BUCKETS = 32   # a tree node's children are kept in this many lists, by joint turn
 SPARE_TREES = 2      # tree arrays a process keeps for its next decisions (SpareTrees)
+# seconds a byte of fresh memory costs a decision that grows its tree into it (first touches
+# and the copy; measured on this project's machine, docs/PERFORMANCE.md "Budgets")
+FRESH_SECONDS_PER_BYTE = 2e-9
 
 
 class SpareTrees:
@@ -601,6 +604,8 @@ class SpareTrees:
     EMPTY = (np.empty(0), np.empty(0, np.int64), np.empty(0, np.int64))
     spare: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     lock = threading.Lock()
+    # (nodes, players, deck) the last tree decision wanted and could not pay for in its time
+    wanted: tuple[int, int, int] | None = None
 
     @classmethod
     def borrow(cls, own: tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -610,6 +615,26 @@ class SpareTrees:
             if cls.spare and _bytes(cls.spare[0]) > _bytes(own):
                 return cls.spare.pop(0)
             return own
+
+    @classmethod
+    def make_room(cls, bot: TreeSearchBot) -> None:
+        """Grow the process's tree arrays (``bot``'s, or the largest spare set) to the
+        nodes its last tree decision wanted and did not have the time to grow into
+        (``wanted``), every new byte touched now rather than in a decision: fresh memory is
+        what made a new process's first decisions overrun their budget. Called between
+        decisions (``TreeSearchBot.see``); nothing when the last decision had what it
+        wanted."""
+        with cls.lock:
+            wanted, cls.wanted = cls.wanted, None
+        if wanted is None:
+            return
+        nodes, n, deck = wanted
+        bot.buffers = cls.borrow(bot.buffers)
+        try:
+            if bot.nodes_held(n, deck) < nodes:
+                bot.tree(nodes, n, deck, touch=True)
+        finally:
+            cls.give_back(bot.buffers)
 
     @classmethod
     def give_back(cls, buffers: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
@@ -638,13 +663,32 @@ class TreeSearchBot(PlayoutBot):
     budget up front (a large ``iterations`` with ``time``). The tree grows as the search
     adds nodes, from TREE_START nodes (or what the borrowed arrays hold), doubling, up to
     ``iterations`` + 1 nodes or BOT_MEMORY bytes, whichever is fewer; a full tree stops
-    growing and the iterations go on below its leaves by playouts.
+    growing and the iterations go on below its leaves by playouts. With a ``time`` budget a
+    decision grows its tree only when the time left pays twice for the fresh memory
+    (FRESH_SECONDS_PER_BYTE); otherwise it goes on in the tree it has, and the arrays grow
+    to what it wanted between decisions, when the table next tells a tree bot the turns
+    (``see``, outside any decision's clock: ``SpareTrees.make_room``). No search is done
+    there, only memory made ready. A counted budget grows as it goes, as before.
     So a bot makes one decision at a time (do not share one between threads; two bots in
     two threads borrow two sets of arrays)."""
 
     def __init__(self, spec: BotSpec, seed: int = 0) -> None:
         super().__init__(spec, seed)
         self.buffers: tuple[np.ndarray, np.ndarray, np.ndarray] = SpareTrees.EMPTY
+
+    def see(self, history: Sequence[Seen]) -> None:
+        """The turns so far (``Bot.see``); between decisions, so the process's tree arrays
+        grow here to what its last decision wanted (``SpareTrees.make_room``)."""
+        super().see(history)
+        SpareTrees.make_room(self)
+
+    @classmethod
+    def affords(cls, nodes: int, n: int, deck: int, deadline: float | None) -> bool:
+        """Whether a decision with ``deadline`` can grow its tree to ``nodes`` nodes: the
+        time left pays twice for the new arrays' fresh memory (always, without one)."""
+        left = seconds_left(deadline)
+        return left is None or left >= 2 * FRESH_SECONDS_PER_BYTE * nodes * cls.node_bytes(
+            n, deck)
 
     def nodes_held(self, n: int, deck: int) -> int:
         """How many nodes of ``n`` players and ``deck`` cards this bot's arrays hold."""
@@ -656,7 +700,7 @@ class TreeSearchBot(PlayoutBot):
         """Bytes of one node of ``tree``'s arrays."""
         return 8 * (n * deck * 3 + CHILD_BUCKETS + 1 + n)
 
-    def tree(self, size: int, n: int, deck: int, keep: int = 0
+    def tree(self, size: int, n: int, deck: int, keep: int = 0, touch: bool = False
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
         card] = (visits, reward sum, availability), links[node] = (the first child of each
@@ -664,7 +708,8 @@ class TreeSearchBot(PlayoutBot):
         bot's buffers (grown when too small). With ``keep`` = 0 a new tree: only the root
         cleared (``ismcts_iterations`` clears each node it adds); else the tree so far
         grown, its first ``keep`` nodes kept (a node's cells come first to last in each
-        buffer, so they are a prefix of it)."""
+        buffer, so they are a prefix of it). ``touch``: new memory written once now, so
+        that no decision pays its first touches (``make_room``)."""
         shapes = ((size, n, deck, 3), (size, CHILD_BUCKETS + 1), (size, n))
         buffers: list[np.ndarray] = list(self.buffers)
         for i, shape in enumerate(shapes):
@@ -673,6 +718,8 @@ class TreeSearchBot(PlayoutBot):
                 grown = np.empty(need, buffers[i].dtype)
                 kept = keep * math.prod(shape[1:])
                 grown[:kept] = buffers[i][:kept]
+                if touch:
+                    grown[kept:] = 0
                 buffers[i] = grown
         self.buffers = (buffers[0], buffers[1], buffers[2])
         stats, links, actions = (b[:math.prod(shape)].reshape(shape)
@@ -713,13 +760,17 @@ class TreeSearchBot(PlayoutBot):
         seed = self.next_seed()
         deals = self.deals(position, seed)
         weights = self.playout_weights()
-        done, chunk = 0, 64
+        done, chunk, short = 0, 64, 0
         sizer = ChunkSizer(deadline)
         while done < iterations:
             count = sizer.size(min(chunk, iterations - done))
             if capacity < limit and int(used[0]) + count > capacity:  # at most a node each
-                capacity = min(limit, max(int(used[0]) + count, 2 * capacity))
-                stats, links, actions = self.tree(capacity, n, deck, keep=int(used[0]))
+                grown = min(limit, max(int(used[0]) + count, 2 * capacity))
+                if self.affords(grown, n, deck, deadline):
+                    capacity = grown
+                    stats, links, actions = self.tree(capacity, n, deck, keep=int(used[0]))
+                else:
+                    short = max(short, grown)
             ismcts_iterations(table, hands, hidden, pool, n, k, position.deck_size,
                               position.professional, seed, done, count, stats, links, actions,
                               used,
@@ -730,6 +781,8 @@ class TreeSearchBot(PlayoutBot):
             chunk *= 2
             if sizer.done(count):
                 break
+        if short:  # grown between decisions (make_room): a node for each iteration done
+            SpareTrees.wanted = (max(short, min(limit, done + 1)), n, deck)
         return {c: float(stats[0, 0, c, 0]) for c in position.hand}
 
     def choose(self, position: Position) -> Decision:

@@ -167,3 +167,36 @@ def test_a_new_bot_borrows_the_arrays_of_the_last_tree_and_decides_the_same(monk
     bots.SpareTrees.give_back(taken)
     bots.SpareTrees.give_back(taken)  # given twice, kept once
     assert len(bots.SpareTrees.spare) == 1
+
+
+def test_a_tree_the_time_cannot_pay_for_grows_between_decisions(monkeypatch):
+    """With a ``time`` budget a decision grows its tree only when the time left pays for
+    the fresh memory; here it never does (a second a byte), so the decision runs every
+    iteration in its first 16 nodes and the process records what it wanted; the table's
+    next ``see`` to a tree bot grows the arrays to it (touched there), and the next
+    decision searches in them the tree a counted budget builds."""
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])
+    monkeypatch.setattr(bots.SpareTrees, "wanted", None)
+    monkeypatch.setattr(bots, "TREE_START", 16)
+    monkeypatch.setattr(bots, "FRESH_SECONDS_PER_BYTE", 1.0)
+    p = deal_position(Rules("standard", 4), 9, seed=7)
+    n, deck = 4, p.deck_size + 1
+    bot = make_policy("ismcts:iterations=3000,time=1000", seed=5)
+    visits = bot.visits(p)
+    assert sum(visits.values()) == 3000  # every iteration, through the root
+    assert bot.nodes_held(n, deck) == 16  # not grown in the decision
+    assert bots.SpareTrees.wanted == (3001, n, deck)
+    make_policy("ismcts", seed=1).see(())  # any tree bot of the process, between decisions
+    assert bots.SpareTrees.wanted is None
+    bot.buffers = bots.SpareTrees.borrow(bot.buffers)
+    assert bot.nodes_held(n, deck) >= 3001
+    assert not bot.buffers[0][16 * n * deck * 3:].any()  # written once, with zeros
+    monkeypatch.setattr(bots, "FRESH_SECONDS_PER_BYTE", 2e-9)
+    held = bot.buffers[0]
+    got = bot.visits(p)
+    assert bot.buffers[0] is held and bots.SpareTrees.wanted is None  # no growth in it
+    bot.decisions = 1  # the seed of its second decision
+    stats, _, _, used = cleared_tree(p, 3000, bot.next_seed())
+    assert used > 16
+    assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
+
