@@ -9,7 +9,8 @@ Each side runs in its own process (``checkouts.py``: the checkout imported as ``
 numba's cache a folder of its own), sides alternating, the best of ``--rounds`` kept. The
 positions: two-player tactical with known hands, four-player standard with hidden hands,
 each under cows, margin and win, and a position in a game (two players: the game's table;
-three: the lead). Per row: the bot, the position, old and new seconds per decision, new/old,
+three: the lead); on the four-player position also the learned playouts (``mcs`` and the
+sharp tree search). Per row: the bot, the position, old and new seconds per decision, new/old,
 and the largest difference between the two sides' card values (mcs: mean playout cost;
 ismcts: root visits). Prints a Markdown table; nothing here is asserted by the tests.
 
@@ -18,6 +19,7 @@ ismcts: root visits). Prints a Markdown table; nothing here is asserted by the t
 iterations of one decision of old and new code at the start of a round of 4 players
 (tactical and standard) and of 6 and 10 players (standard), the most of ``--rounds``, each
 round's figure its last of ``--decisions`` decisions (the tree's memory touched before).
+Before each decision the bot is told the turns (``see``, not timed), as a table does.
 """
 from __future__ import annotations
 
@@ -52,11 +54,15 @@ for spec, text in jobs:
     position = parse_position(text)
     bot = bots.make_policy(spec, seed=1)
     score = bot.values if hasattr(bot, "values") else bot.visits
+    bot.see(())
     score(position)  # the kernels loaded and the bot's buffers made
-    t = time.perf_counter()
+    spent = 0.0
     for _ in range(decisions):
+        bot.see(())  # between decisions, as a table tells a bot the turns (not timed)
+        t = time.perf_counter()
         values = score(position)
-    out.append(((time.perf_counter() - t) / decisions, {str(c): v for c, v in values.items()}))
+        spent += time.perf_counter() - t
+    out.append((spent / decisions, {str(c): v for c, v in values.items()}))
 print(json.dumps(out))
 """
 
@@ -79,6 +85,10 @@ def jobs() -> list[tuple[str, str, str]]:
         for objective in objectives:
             for bot in ("mcs:playouts=2000", "ismcts:iterations=4000"):
                 found.append((name, f"{bot},objective={objective}", text))
+        if name.startswith("4p"):  # the learned playouts, as the arenas' sharp bot plays them
+            for bot in ("mcs:playouts=2000,playout=learned",
+                        "ismcts:iterations=4000,playout=learned,temperature=0.1"):
+                found.append((name, bot, text))
     return found
 
 

@@ -43,8 +43,9 @@ from .engine import (
 from .turns import RULE_OPTION, play_option, sort_turn
 
 __all__ = ["FEATURES", "FEATURE_NAMES", "POLICY_GREEDY", "POLICY_LEARNED", "card_features",
-           "card_score", "hidden_units", "policy_card", "policy_card_untried", "policy_probs",
-           "policy_rounds", "policy_scratch", "self_play_gradient"]
+           "card_score", "hidden_units", "linear_score", "play_probs", "policy_card",
+           "policy_card_untried", "policy_probs", "policy_rounds", "policy_scratch",
+           "self_play_gradient"]
 
 FEATURE_NAMES = ("takes a row", "cows of the take", "expected cows", "gap",
                  "closeness (1 / gap)", "row length", "row cows", "sixth card",
@@ -53,6 +54,8 @@ FEATURE_NAMES = ("takes a row", "cows of the take", "expected cows", "gap",
 FEATURES = len(FEATURE_NAMES)
 # Codes beside the engine's rule bots (engine.BOT_CODES are 0..4; bots.PLAYOUT_MIX is 5).
 POLICY_LEARNED, POLICY_GREEDY = 6, 7
+# a card whose score is this far below the best is drawn with probability 0 (_learned_card)
+FAR_BELOW = 50.0
 
 
 @jit_inline
@@ -123,6 +126,69 @@ def card_score(weights, f):
 
 
 @jit_inline
+def linear_score(weights, table, hand, count, i, players, deck_size, professional):
+    """``card_score(weights, f)`` of a linear policy (FEATURES weights), f the
+    ``card_features`` of hand[i], without writing the features: the same terms added in
+    the same order, those of features that are zero left out (adding a zero changes no
+    sum), so the score is the same to the last bit (a test holds the two together on
+    random tables). The playouts' hot path: about half the time of the two steps."""
+    card = hand[i]
+    left = count / HAND_SIZE
+    rank = 0
+    for j in range(count):
+        if hand[j] < card:
+            rank += 1
+    height = card / deck_size
+    order = rank / max(1, count - 1)
+    kind, a, b = find_end(table, card, professional)
+    s = 0.0
+    if kind == END_TAKE:
+        cost = table[rule_take_row(table), COWS_COLUMN] / 10.0
+        s += weights[0] * 1.0
+        s += weights[1] * cost
+        s += weights[2] * cost
+        s += weights[8] * height
+        s += weights[9] * order
+        s += weights[10] * (order * left)
+        s += weights[11] * left
+        s += weights[13] * (height * left)
+        return s
+    if kind == END_LEFT:
+        gap = table[a, FIRST] - card
+        risk = float(end_cost(table, a))
+    else:
+        gap = card - table[a, LAST]
+        risk = row_risk(table, a, gap, players - 1, deck_size)
+        if kind == END_TIE:
+            risk = min(risk, float(end_cost(table, b)))
+    s += weights[2] * (risk / 10.0)
+    s += weights[3] * (gap / deck_size)
+    if kind != END_LEFT:
+        s += weights[4] * (1.0 / gap)
+    s += weights[5] * (table[a, LENGTH] / ROW_LIMIT)
+    s += weights[6] * (table[a, COWS_COLUMN] / 10.0)
+    if table[a, LENGTH] == ROW_LIMIT:
+        s += weights[7] * 1.0
+    s += weights[8] * height
+    s += weights[9] * order
+    s += weights[10] * (order * left)
+    s += weights[12] * (left * gap / deck_size)
+    s += weights[13] * (height * left)
+    return s
+
+
+@jit_inline
+def _softmax(probs, count, top):
+    """probs[:count] (scores, the largest ``top``) made a softmax in place."""
+    total = 0.0
+    for i in range(count):
+        probs[i] = np.exp(probs[i] - top)
+        total += probs[i]
+    for i in range(count):
+        probs[i] /= total
+
+
+@jit_inline
 def policy_probs(weights, table, hand, count, players, deck_size, professional, feats,
                  probs):
     """probs[:count] = the policy's probabilities of hand[:count] (a softmax of
@@ -133,12 +199,29 @@ def policy_probs(weights, table, hand, count, players, deck_size, professional, 
         s = card_score(weights, feats[i])
         probs[i] = s
         top = max(top, s)
-    total = 0.0
+    _softmax(probs, count, top)
+
+
+@jit_inline
+def _score(weights, table, hand, count, i, players, deck_size, professional, f):
+    """The score of hand[i] where nothing needs its features: ``linear_score`` for a
+    linear policy; a network's ``card_score`` of the features, written to f."""
+    if weights.shape[0] == FEATURES:
+        return linear_score(weights, table, hand, count, i, players, deck_size, professional)
+    card_features(table, hand, count, i, players, deck_size, professional, f)
+    return card_score(weights, f)
+
+
+@jit_inline
+def play_probs(weights, table, hand, count, players, deck_size, professional, feats, probs):
+    """``policy_probs``'s probabilities, the same to the last bit, where nothing needs the
+    features (``_score``; feats a work area)."""
+    top = -1e300
     for i in range(count):
-        probs[i] = np.exp(probs[i] - top)
-        total += probs[i]
-    for i in range(count):
-        probs[i] /= total
+        s = _score(weights, table, hand, count, i, players, deck_size, professional, feats[i])
+        probs[i] = s
+        top = max(top, s)
+    _softmax(probs, count, top)
 
 
 @jit_inline
@@ -181,17 +264,39 @@ def policy_card(code, weights, hand, count, table, professional, rng, players, d
 @jit
 def _learned_card(code, weights, hand, count, table, professional, rng, players, deck_size,
                   scratch):
-    """policy_card's learned branch (codes POLICY_LEARNED and POLICY_GREEDY)."""
-    feats = scratch[:HAND_SIZE]
-    probs = scratch[HAND_SIZE]
-    policy_probs(weights, table, hand, count, players, deck_size, professional, feats, probs)
-    if code == POLICY_LEARNED:
-        return _draw(probs, count, rng)
-    best = 0
-    for i in range(1, count):
-        if probs[i] > probs[best]:
-            best = i
-    return best
+    """policy_card's learned branch (codes POLICY_LEARNED and POLICY_GREEDY): the cards'
+    scores (``_score``); the greedy card is the best score (ties to the first), a drawn
+    one is drawn from the scores' softmax without normalising it (one random number, as
+    ``_draw`` takes; a score FAR_BELOW the best counts as probability 0: exp(-50) is
+    2e-22, far below the draw's resolution of 2^-30), the same cards as ``policy_probs``
+    and ``_draw`` give but for rounding at a boundary, in about 0.6 of the time."""
+    scores = scratch[HAND_SIZE]
+    top, best = -1e300, 0
+    linear = weights.shape[0] == FEATURES
+    for i in range(count):
+        if linear:  # no view of the work area per card: its reference counting costs
+            s = linear_score(weights, table, hand, count, i, players, deck_size, professional)
+        else:
+            card_features(table, hand, count, i, players, deck_size, professional, scratch[i])
+            s = card_score(weights, scratch[i])
+        scores[i] = s
+        if s > top:
+            top, best = s, i
+    if code != POLICY_LEARNED:
+        return best
+    total = 0.0
+    for i in range(count):
+        d = scores[i] - top
+        e = np.exp(d) if d > -FAR_BELOW else 0.0
+        scores[i] = e
+        total += e
+    u = (rng_below(rng, 1 << 30) + 0.5) / (1 << 30) * total
+    acc = 0.0
+    for i in range(count - 1):
+        acc += scores[i]
+        if u < acc:
+            return i
+    return count - 1
 
 
 @jit
@@ -207,8 +312,8 @@ def policy_card_untried(weights, hand, count, table, professional, rng, players,
     top = -1e300
     for i in range(count):
         if tried[hand[i]] == 0.0:
-            card_features(table, hand, count, i, players, deck_size, professional, feats[i])
-            probs[i] = card_score(weights, feats[i])
+            probs[i] = _score(weights, table, hand, count, i, players, deck_size, professional,
+                              feats[i])
             top = max(top, probs[i])
     total = 0.0
     last = 0

@@ -17,7 +17,10 @@ from nimmt.solver.kernels.learned import (
     POLICY_GREEDY,
     POLICY_LEARNED,
     card_features,
+    card_score,
     hidden_units,
+    linear_score,
+    play_probs,
     policy_card,
     policy_card_untried,
     policy_probs,
@@ -69,6 +72,60 @@ def test_features_and_probabilities_match_the_reference(seed, players, k, profes
                                                          professional), abs=1e-12), card
     assert probs == pytest.approx(naive.learned_probs(weights, hand, rows, players, deck,
                                                professional), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**9), st.integers(2, 10), st.integers(1, 10), st.booleans(),
+       st.sampled_from([1.0, 10.0, 30.0]))
+def test_a_linear_score_without_features_is_the_score_of_the_features_to_the_bit(
+        seed, players, k, professional, sharp):
+    """``linear_score`` (the playouts' path) against ``card_score`` of ``card_features``:
+    equal to the last bit, for random weights and the shipped ones made sharp; and
+    ``play_probs`` gives ``policy_probs``'s probabilities exactly, a network's too."""
+    rng = random.Random(seed)
+    deck = rng.choice([10 * players + 4, 104])
+    rows, hand = random_table(rng, players, deck, k, professional)
+    table, cards = engine.row_table(rows), np.asarray(hand, np.int64)
+    for weights in (np.asarray([rng.uniform(-5, 5) for _ in range(FEATURES)]),
+                    load_weights() * sharp):
+        f = np.zeros(FEATURES)
+        for i in range(k):
+            card_features(table, cards, k, i, players, deck, professional, f)
+            assert linear_score(weights, table, cards, k, i, players, deck,
+                                professional) == card_score(weights, f)
+    for size in (FEATURES, FEATURES + 3 * (FEATURES + 2)):
+        weights = np.asarray([rng.uniform(-5, 5) for _ in range(size)])
+        _, want = kernel_probs(weights, hand, rows, players, deck, professional)
+        got = np.zeros(10)
+        play_probs(weights, table, cards, k, players, deck, professional,
+                   np.zeros((10, FEATURES)), got)
+        assert np.array_equal(got[:k], want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**9), st.integers(2, 10), st.integers(2, 10),
+       st.sampled_from([1.0, 10.0, 30.0]))
+def test_a_playout_card_is_the_card_drawn_from_the_normalised_probabilities(seed, players, k,
+                                                                            sharp):
+    """``policy_card`` draws from unnormalised scores: on the same random stream it plays
+    the card that a draw from ``policy_probs``'s probabilities plays (the stream's number
+    u against their running sum), draw after draw, and the stream moves on alike."""
+    rng = random.Random(seed)
+    deck = rng.choice([10 * players + 4, 104])
+    rows, hand = random_table(rng, players, deck, k, False)
+    weights = load_weights() * sharp
+    _, probs = kernel_probs(weights, hand, rows, players, deck, False)
+    table, cards = engine.row_table(rows), np.asarray(hand, np.int64)
+    state = np.asarray([engine.rng_seed(seed, 2)], np.uint64)
+    twin = state.copy()
+    scratch = policy_scratch()
+    for _ in range(200):
+        got = policy_card(POLICY_LEARNED, weights, cards, k, table, False, state, players,
+                          deck, scratch)
+        u = (engine.rng_below(twin, 1 << 30) + 0.5) / (1 << 30)
+        want = next((i for i in range(k - 1) if u < probs[:i + 1].sum()), k - 1)
+        assert got == want
+    assert state[0] == twin[0]
 
 
 def test_one_feature_alone_by_name():
