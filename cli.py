@@ -1095,9 +1095,10 @@ def rules_options(f: Callable) -> Callable:
     return f
 
 
-BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper, careful; search-backed: "
-             "expecti, paranoid, nash, mcs, ismcts; parameters after a colon, e.g. "
-             "expecti:samples=500,time=0.2")
+BOTS_HELP = ("rule-of-thumb: random, closest, lowkeeper, dumper, careful; the learned policy: "
+             "learned; search-backed: expecti, paranoid, nash, mcs, ismcts, and sharp "
+             "(ismcts:playout=learned,temperature=0.1, the strongest where hands are hidden); "
+             "parameters after a colon, e.g. expecti:samples=500,time=0.2")
 
 
 def _bot_specs(text: str, players: int | None) -> list:

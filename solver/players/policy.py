@@ -26,14 +26,19 @@ from ..positions.position import Position
 from .training import load_weights
 
 __all__ = ["BELIEFS", "BOT_NAMES", "Bot", "BotSpec", "Decision", "LIMITS", "Moment",
-           "PARAMETERS", "PLAYOUTS", "POLICY_BOTS", "Policy", "RULE_BOTS", "SEARCH_BOTS", "Seen",
-           "parse_bot", "parse_bots", "split_bot_list"]
+           "PARAMETERS", "PLAYOUTS", "POLICY_BOTS", "PRESETS", "Policy", "RULE_BOTS",
+           "SEARCH_BOTS", "Seen", "parse_bot", "parse_bots", "split_bot_list"]
 
 RULE_BOTS = tuple(engine.BOT_CODES)
 # The learned policy (kernels/learned.py) as a player of its own, no search.
 POLICY_BOTS = ("learned",)
 SEARCH_BOTS = ("expecti", "paranoid", "nash", "mcs", "ismcts")
-BOT_NAMES = RULE_BOTS + POLICY_BOTS + SEARCH_BOTS
+# A name for a setting of another bot (parse_bot gives that bot, these parameters fixed):
+# ``sharp``, the tree search with sharp learned playouts, the strongest measured where
+# hands are hidden (docs/PERFORMANCE.md, "Strength where hands are hidden").
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "sharp": ("ismcts", {"playout": "learned", "temperature": 0.1})}
+BOT_NAMES = RULE_BOTS + POLICY_BOTS + SEARCH_BOTS + tuple(PRESETS)
 
 OBJECTIVE = {"objective": (str, "cows")}
 # The playouts' policy of mcs and ismcts: every player (the bot too) plays a rule bot's card
@@ -76,6 +81,8 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
                **OBJECTIVE, **PLAYOUT, "expand": (str, "random"), **BELIEF, **WEIGHTS},
 }
+PARAMETERS.update({name: {k: v for k, v in PARAMETERS[base].items() if k not in fixed}
+                   for name, (base, fixed) in PRESETS.items()})
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
           "c": (0.0, 100.0), "trust": (0.0, 1.0), "temperature": (0.001, 1000.0)}
@@ -105,7 +112,9 @@ class BotSpec:
 
 def parse_bot(text: str) -> BotSpec:
     """``name`` or ``name:key=value,key=value`` -> BotSpec; one NimmtError naming the
-    valid names or parameters otherwise.
+    valid names or parameters otherwise. A preset's name (PRESETS) gives its bot with the
+    preset's parameters: ``sharp:time=0.25`` is ``ismcts:playout=learned,temperature=0.1,
+    time=0.25``.
 
     >>> parse_bot("expecti:samples=500,time=0.2").params["samples"]
     500
@@ -120,6 +129,10 @@ def parse_bot(text: str) -> BotSpec:
         for item in rest.split(","):
             key, eq, value = item.strip().partition("=")
             if key not in allowed:
+                if name in PRESETS and key in PRESETS[name][1]:
+                    base, fixed = PRESETS[name]
+                    raise NimmtError(f"bot {name} is {BotSpec(base, fixed)} with {key} "
+                                     f"fixed; to change it, write {base}:{key}=...")
                 valid = ", ".join(allowed) if allowed else "none"
                 raise NimmtError(f"bot {name} has no parameter {key[:40]!r} (its parameters: "
                                  f"{valid}); write {name}:key=value,key=value")
@@ -147,6 +160,10 @@ def parse_bot(text: str) -> BotSpec:
             if not (math.isfinite(number) and low <= number <= high):
                 raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
             params[key] = number
+    if name in PRESETS:
+        name, fixed = PRESETS[name]
+        params = {k: fixed.get(k, params.get(k)) for k in PARAMETERS[name]}
+        allowed = PARAMETERS[name]
     for key, needs in NEEDS.items():
         needs = tuple((switch, value) for switch, value in needs if switch in allowed)
         if (key in allowed and needs and params[key] != allowed[key][1]

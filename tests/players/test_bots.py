@@ -13,6 +13,7 @@ from nimmt.solver.kernels import engine, turns
 from nimmt.solver.kernels.learned import FEATURE_NAMES, FEATURES
 from nimmt.solver.players.bots import (
     BOT_NAMES,
+    PARAMETERS,
     ExpectiBot,
     Moment,
     make_policy,
@@ -41,6 +42,29 @@ def test_a_name_carries_parameters():
     assert spec.params["time"] == 0.2 and spec.params["nodes"] == 200_000  # default kept
     assert str(spec) == "expecti:samples=500,time=0.2" and str(parse_bot("mcs")) == "mcs"
     assert spec.searches and not parse_bot("closest").searches
+
+
+def test_a_presets_name_is_its_bot_with_the_presets_parameters():
+    """``sharp`` is ``ismcts:playout=learned,temperature=0.1``: the same spec, so the same
+    bot, named so in tables; ismcts's other parameters apply; the fixed ones are one clear
+    error saying how to change them."""
+    assert parse_bot("sharp") == parse_bot("ismcts:playout=learned,temperature=0.1")
+    timed = parse_bot("sharp:time=0.25,iterations=1000000")
+    assert timed == parse_bot("ismcts:time=0.25,iterations=1000000,playout=learned,"
+                              "temperature=0.1")
+    assert parse_bot(str(timed)) == timed and str(parse_bot("sharp")).startswith("ismcts:")
+    assert "sharp" in BOT_NAMES and set(PARAMETERS["sharp"]) == (
+        set(PARAMETERS["ismcts"]) - {"playout", "temperature"})
+    for text in ("sharp:temperature=0.5", "sharp:playout=random"):
+        with pytest.raises(NimmtError) as info:
+            parse_bot(text)
+        message = str(info.value)
+        assert "sharp is ismcts:playout=learned,temperature=0.1" in message
+        assert "write ismcts:" in message and "\n" not in message
+    p = deal_position(Rules("standard", 4), 8, seed=3)
+    assert (make_policy("sharp:iterations=300", seed=2).visits(p)
+            == make_policy("ismcts:iterations=300,playout=learned,temperature=0.1",
+                           seed=2).visits(p))
 
 
 def test_a_bot_list_keeps_parameters_with_their_bot():
@@ -298,6 +322,11 @@ def test_an_arena_with_the_learned_bot_and_learned_playouts(runner):
     names = {b["bot"] for b in json.loads(result.output)["bots"]}
     assert names == {"learned", "mcs:playouts=20,playout=learned",
                      "ismcts:iterations=30,playout=learned"}
+    result = invoke(runner, "arena", "-n", "2", "--bots", "sharp:iterations=30,closest",
+                    "--deals", "1", "--one-round", "--seed", "1", "--format", "json")
+    assert_ok(result)
+    assert {b["bot"] for b in json.loads(result.output)["bots"]} == {
+        "ismcts:iterations=30,playout=learned,temperature=0.1", "closest"}
 
 
 def network_file(tmp_path, units: int = 4, seed: int = 1) -> str:
