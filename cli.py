@@ -738,9 +738,11 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
                    "the same FILE to go on after Ctrl-C or --time-limit (one deal).")
 @click.option("--table", "table_path",
               type=OutputPath("a deal table is a file kept between runs"), default=None,
-              help="--deals: keep every deal solved in FILE as it is solved (the deal table); "
-                   "run again with the same FILE to go on after Ctrl-C or a lost machine. "
-                   "nimmt analyse POSITION --solution FILE answers any deal in it.")
+              help="--deals: keep every deal solved in FILE as it is solved (the deal table), "
+                   "and the root cells of the deal being solved beside it "
+                   "(FILE.dealI.cells.json); run again with the same FILE to go on after "
+                   "Ctrl-C or a lost machine, from the last root cell. nimmt analyse POSITION "
+                   "--solution FILE answers any deal in it.")
 @click.option("--report", "report_path", type=OutputPath("the report is a file"),
               default=None,
               help="--deals: write a report of every deal solved (the table's too) with "
@@ -751,7 +753,8 @@ def tree(position: Position, output: str | None, fmt: str, opponents: str, depth
               show_default=True,
               help="The root cells (first cards) solved: all of them, or only those a double "
                    "oracle needs to prove the equilibrium (each side's best reply to the "
-                   "other's strategy); the others are left unsolved (null in --output).")
+                   "other's strategy); the others are left unsolved (null in --output). With "
+                   "--deals, for every deal.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @seed_option
@@ -790,7 +793,7 @@ def solve_deal(position: Position | None, variant: str, placement: str, cards_le
 
         _solve_deals(used, deals, Backend(jobs, scheduler, dask_local), variant, placement,
                      cards_left, memory, spill, workers, output, fmt, replace,
-                     table_path, report_path)
+                     table_path, report_path, root_cells)
         return
     if table_path is not None or report_path is not None:
         _usage("--table and --report are for --deals; add --deals N or drop them")
@@ -836,9 +839,9 @@ def _check_deals_options(position: Position | None, checkpoint: str | None, by_c
     """``solve-deal --deals``: the options that apply to one deal only are refused."""
     if position is not None:
         _usage("--deals deals its own positions; drop POSITION or --deals")
-    if checkpoint is not None or by_cell or root_cells != "all":
-        _usage("--checkpoint, --by-cell and --root-cells are for one deal's root cells; "
-               "drop them or --deals")
+    if checkpoint is not None or by_cell:
+        _usage("--checkpoint and --by-cell are for one deal's root cells (with --deals, "
+               "--table keeps the root cells of the deal being solved); drop them or --deals")
 
 
 def _check_one_deal_options(jobs: int, scheduler: str | None, dask_local: int | None,
@@ -1008,12 +1011,20 @@ def _checkpoint_stop(interrupted: bool, kept: Any, total: int) -> NoReturn:
 def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: str,
                  cards_left: int, memory: int, spill: str | None, workers: int | None,
                  output: str | None, fmt: str, replace: bool = False,
-                 table_path: str | None = None, report_path: str | None = None) -> None:
+                 table_path: str | None = None, report_path: str | None = None,
+                 root_cells: str = "all") -> None:
     """``solve-deal --deals N``: N deals, one unit each (deals.solve_deal_unit), kept in
-    the deal table as they finish (``--table``: the deals it holds are not solved again);
-    their values' distribution, and the report (``--report``). Ctrl-C stops and reports
-    (and writes) the deals finished."""
-    from .solver.search.deals import DealTable, deal_summary, solve_deals, write_solution
+    the deal table as they finish (``--table``: the deals it holds are not solved again,
+    and the deal being solved keeps its root cells beside it, removed once the deal is in
+    the table); their values' distribution, and the report (``--report``). Ctrl-C stops
+    and reports (and writes) the deals finished."""
+    from .solver.search.deals import (
+        DealTable,
+        deal_cells_path,
+        deal_summary,
+        solve_deals,
+        write_solution,
+    )
 
     if report_path is not None:
         from .puzzles.dealreport import check_report_format
@@ -1031,8 +1042,11 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
 
     def done(unit: dict) -> None:
         finished.append(unit)
-        if table is not None:
+        if table is not None and table_path is not None:
             table.record(unit)
+            cells = deal_cells_path(table_path, unit["index"])
+            if os.path.exists(cells):  # the deal is in the table: its cells are done with
+                os.remove(cells)
         bar(1)
 
     interrupted = False
@@ -1040,7 +1054,8 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
         if len(earlier) < count:
             solve_deals(seed, count, progress=done, backend=backend, variant=variant,
                         placement=placement, cards_left=cards_left, memory=memory,
-                        workers=workers, spill=spill, replace=replace,
+                        workers=workers, spill=spill, replace=replace, root=root_cells,
+                        cells_beside=table_path,
                         indices=table.missing(count) if table else None)
     except KeyboardInterrupt:
         interrupted = True
@@ -1064,6 +1079,12 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
         kept = f"; {table_path} keeps them: run the same command to go on" if table else ""
+        if table_path is not None and table is not None:
+            started = [i for i in table.missing(count)
+                       if os.path.exists(deal_cells_path(table_path, i))]
+            if started:
+                kept += (f" (and beside it the root cells solved of "
+                         f"{plural(len(started), 'deal')} begun)")
         click.echo(f"nimmt: interrupted: {len(finished)} of {plural(count, 'deal')} finished "
                    f"(reported{kept})", err=True)
         sys.exit(130)

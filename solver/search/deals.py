@@ -20,6 +20,9 @@ root's game from them.
 ``solve_deal_unit(seed, i, ...)`` is one deal of a batch: deal i is dealt from
 ``deal_seed(seed, i)`` alone, so a batch's deals do not depend on how (or on how many
 processes) they are run; ``solve_deals`` runs units in-process or in local processes.
+A deal of a batch kept in a deal table keeps its root cells in a checkpoint beside the
+table while it is solved (``deal_cells_path``), so that a batch of whole deals, hours
+each, goes on from the last root cell after a stop.
 """
 from __future__ import annotations
 
@@ -56,7 +59,8 @@ from .nash import (
 )
 
 __all__ = ["CHECKPOINT_FORMAT", "SOLUTION_FORMAT", "TABLE_FORMAT", "CellsStopped", "Checkpoint",
-           "DealTable", "deal_seed", "deal_summary", "first_card_ranks", "is_pure",
+           "DealTable", "deal_cells_path", "deal_seed", "deal_summary", "first_card_ranks",
+           "is_pure",
            "load_solution", "solution_json", "solve_by_cells", "solve_cell_unit",
            "solve_deal_unit", "solve_deals", "support", "value_summary", "write_solution"]
 
@@ -441,23 +445,37 @@ def deal_seed(seed: int, i: int) -> int:
     return int(np.random.SeedSequence([seed, i]).generate_state(1, np.uint32)[0])
 
 
+def deal_cells_path(table: str, i: int) -> str:
+    """Where a batch's deal i keeps its root cells while it is being solved: beside the
+    deal table ``table`` (``solve_deal_unit``'s ``cells_beside``)."""
+    return f"{table}.deal{i}.cells.json"
+
+
 def solve_deal_unit(seed: int, i: int, variant: str = "tactical", placement: str = "normal",
                     cards_left: int = HAND_SIZE, memory: int = DEFAULT_MEMORY,
                     workers: int | None = None, spill: str | None = None,
-                    replace: bool = False) -> dict:
+                    replace: bool = False, root: str = ROOT_ALL,
+                    cells_beside: str | None = None) -> dict:
     """Deal i of the batch ``seed``: a 2-player deal with ``cards_left`` cards each
     (random bots played the turns before, game.deal_position), then, when that does not
     fit ``memory``, random bots (seeded by the deal) play on to the largest k that
-    fits (unless ``spill`` or ``replace``: solve_nash's); solved there. Returns its
+    fits (unless ``spill`` or ``replace``: solve_nash's); solved there, its ``root``
+    cells (solve_nash's: all, or those the equilibrium's proof needs). Returns its
     solution JSON with ``deal``, ``seed``, ``index``, ``deal_seed`` and ``solved_from``
-    (the cards left each where it was solved)."""
+    (the cards left each where it was solved). With ``cells_beside`` (the deal table's
+    path) the root cells are kept as they are solved in a ``Checkpoint`` beside it
+    (``deal_cells_path``), and a deal stopped before its end goes on from them: a whole
+    deal is hours of work. The caller removes that file once the deal is in the table."""
     own = deal_seed(seed, i)
     dealt = deal_position(Rules(variant, 2, placement), cards_left, own)
     fit = dealt.cards_left if spill is not None or replace else largest_fitting_k(dealt, memory)
     if fit == 0:
         raise NimmtError("not even one card fits the memory budget; raise memory")
     position = play_random_turns(dealt, dealt.cards_left - fit, own)
-    r = solve_nash(position, memory=memory, workers=workers, spill=spill, replace=replace)
+    kept = Checkpoint(deal_cells_path(cells_beside, i), position) if cells_beside else None
+    r = solve_nash(position, memory=memory, workers=workers, spill=spill, replace=replace,
+                   root=root, known=kept.cells if kept else None,
+                   on_cell=kept.record if kept else None)
     return solution_json(position, r, deal=format_position(dealt), seed=seed, index=i,
                          deal_seed=own, solved_from=position.cards_left,
                          process_peak_bytes=_peak_bytes())

@@ -30,6 +30,7 @@ from nimmt.solver.players.bots import parse_bots
 from nimmt.solver.positions.position import load_position
 from nimmt.solver.search import montecarlo
 from nimmt.solver.search.analysis import analyse
+from nimmt.solver.search.deals import CHECKPOINT_FORMAT
 
 from cli_checks import invoke
 
@@ -301,8 +302,11 @@ def check_interrupted(name: str, code: int, out: str, err: str, files: list[Path
         if path.exists() and path.suffix == ".json":
             data = json.loads(path.read_text())
             assert data.get("complete") is not True, (name, path)
+    kept_cells = [p for p in tmp.iterdir() if re.fullmatch(r".+\.deal\d+\.cells\.json", p.name)]
+    for path in kept_cells:  # a deal table's deal in progress: its root cells, whole
+        assert json.loads(path.read_text())["format"] == CHECKPOINT_FORMAT, (name, path)
     leftovers = [p.name for p in tmp.iterdir()
-                 if p.name not in ("started", *(f.name for f in files))]
+                 if p.name not in ("started", *(f.name for f in files + kept_cells))]
     assert leftovers == [], (name, leftovers)
 
 

@@ -21,8 +21,11 @@ from nimmt.solver.base.intervals import mean_interval, share_interval
 from nimmt.solver.base.rules import NimmtError, Rules
 from nimmt.solver.kernels.table import COWS_SCALE, Table
 from nimmt.solver.positions.position import format_position, parse_position
+from nimmt.solver.search import deals
 from nimmt.solver.search.deals import (
+    Checkpoint,
     DealTable,
+    deal_cells_path,
     deal_seed,
     deal_summary,
     load_solution,
@@ -285,6 +288,44 @@ def test_the_deal_table_keeps_each_deal_and_a_rerun_solves_only_the_missing(runn
     # everything in the table: nothing solved, the same figures
     again = _table_cli(runner, table, "--deals", 4)
     assert json.loads(again.stdout)["solutions"] == batch["solutions"]
+
+
+class Stop(Exception):
+    """Stands for Ctrl-C, or a lost machine, in the middle of a deal."""
+
+
+@pytest.mark.parametrize("root", ["all", "needed"])
+def test_a_batch_deal_goes_on_from_the_root_cells_kept_beside_the_table(runner, tmp_path,
+                                                                        monkeypatch, root):
+    """A deal of a batch solved with a deal table keeps its root cells beside it as they
+    are solved; stopped after three, the same batch goes on from them (resumed, not
+    solved again) to the deal a fresh solve gives, and once the deal is in the table the
+    cells' file is gone."""
+    table = str(tmp_path / "deals.json")
+    fresh = solve_deal_unit(6, 0, cards_left=5, workers=1, root=root)
+    record = Checkpoint.record
+
+    def stop_after_three(self, i, j, value, cows):
+        record(self, i, j, value, cows)
+        if len(self.cells) >= 3:
+            raise Stop
+
+    monkeypatch.setattr(deals.Checkpoint, "record", stop_after_three)
+    with pytest.raises(Stop):
+        solve_deal_unit(6, 0, cards_left=5, workers=1, root=root, cells_beside=table)
+    monkeypatch.undo()
+    cells = deal_cells_path(table, 0)
+    kept = Checkpoint(cells, parse_position(fresh["position"]))
+    assert len(kept.cells) == 3 and not os.path.exists(table)
+    result = invoke(runner, "solve-deal", "--seed", 6, "-k", 5, "--deals", 1, "--table",
+                    table, "--root-cells", root, "--format", "json", "--workers", 1)
+    assert_ok(result)
+    again = json.loads(result.output)["solutions"][0]
+    assert again["solve"]["resumed_cells"] == 3 and fresh["solve"]["resumed_cells"] == 0
+    for key in ("position", "value", "p1_strategy", "p2_strategy", "matrix"):
+        assert again[key] == fresh[key], key
+    assert not os.path.exists(cells)  # in the table now: the cells are done with
+    assert json.loads(open(table).read())["deals"][0]["value"] == fresh["value"]
 
 
 def test_the_deal_table_refuses_another_batch_and_bad_files(runner, tmp_path):

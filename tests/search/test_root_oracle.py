@@ -24,6 +24,7 @@ from nimmt.solver.search.deals import (
     load_solution,
     solution_json,
     solve_by_cells,
+    solve_deal_unit,
     write_solution,
 )
 from nimmt.solver.search.game import deal_position
@@ -257,9 +258,13 @@ def test_cli_solve_deal_root_cells_needed(runner, tmp_path):
     assert a["value"] == pytest.approx(b["value"], abs=FLOAT)
     assert {c["card"]: c["value"] for c in a["cards"]} == pytest.approx(
         {c["card"]: c["value"] for c in b["cards"]}, abs=FLOAT)
-    line = assert_one_line_error(invoke(runner, "solve-deal", "--deals", 2, "-k", 4,
-                                        "--root-cells", "needed"))
-    assert "--root-cells" in line
+    batch = invoke(runner, "solve-deal", "--deals", 2, "-k", 5, "--seed", 3,
+                   "--root-cells", "needed", "--format", "json")  # for every deal
+    assert_ok(batch)
+    needed = json.loads(batch.output)["solutions"]
+    assert [u["value"] for u in needed] == pytest.approx(
+        [solve_deal_unit(3, i, cards_left=5, workers=1)["value"] for i in range(2)],
+        abs=FLOAT)
 
 
 def test_cli_root_cells_needed_checkpoint_resumed(runner, tmp_path):
