@@ -59,6 +59,29 @@ FAR_BELOW = 50.0
 
 
 @jit_inline
+def _landing(table, hand, count, i, players, deck_size, professional):
+    """Where hand[i] lands, as its features see it: (its rank in hand[:count], the end's
+    kind and row (find_end), the gap to that end (0 for a take), the expected cows of
+    landing: the rule-following take's cows, a left end's (professional) cows now, or
+    ``careful``'s risk of a right end (the smaller of the two on a tie))."""
+    card = hand[i]
+    rank = 0
+    for j in range(count):
+        if hand[j] < card:
+            rank += 1
+    kind, a, b = find_end(table, card, professional)
+    if kind == END_TAKE:
+        return rank, kind, a, 0, float(table[rule_take_row(table), COWS_COLUMN])
+    if kind == END_LEFT:
+        return rank, kind, a, table[a, FIRST] - card, float(end_cost(table, a))
+    gap = card - table[a, LAST]
+    risk = row_risk(table, a, gap, players - 1, deck_size)
+    if kind == END_TIE:
+        risk = min(risk, float(end_cost(table, b)))
+    return rank, kind, a, gap, risk
+
+
+@jit_inline
 def card_features(table, hand, count, i, players, deck_size, professional, f):
     """Fill f[:FEATURES] with the features of hand[i] (module docstring) on ``table``
     with ``count`` cards in hand at a table of ``players``, cards 1..deck_size."""
@@ -66,23 +89,13 @@ def card_features(table, hand, count, i, players, deck_size, professional, f):
     left = count / HAND_SIZE
     for j in range(FEATURES):
         f[j] = 0.0
-    rank = 0
-    for j in range(count):
-        if hand[j] < card:
-            rank += 1
-    kind, a, b = find_end(table, card, professional)
+    rank, kind, a, gap, risk = _landing(table, hand, count, i, players, deck_size,
+                                        professional)
     if kind == END_TAKE:
-        cost = table[rule_take_row(table), COWS_COLUMN] / 10.0
+        cost = risk / 10.0
         f[0], f[1], f[2], f[11] = 1.0, cost, cost, left
     else:
-        if kind == END_LEFT:
-            gap = table[a, FIRST] - card
-            risk = float(end_cost(table, a))
-        else:
-            gap = card - table[a, LAST]
-            risk = row_risk(table, a, gap, players - 1, deck_size)
-            if kind == END_TIE:
-                risk = min(risk, float(end_cost(table, b)))
+        if kind != END_LEFT:
             f[4] = 1.0 / gap
         f[2] = risk / 10.0
         f[3] = gap / deck_size
@@ -134,16 +147,13 @@ def linear_score(weights, table, hand, count, i, players, deck_size, professiona
     random tables). The playouts' hot path: about half the time of the two steps."""
     card = hand[i]
     left = count / HAND_SIZE
-    rank = 0
-    for j in range(count):
-        if hand[j] < card:
-            rank += 1
+    rank, kind, a, gap, risk = _landing(table, hand, count, i, players, deck_size,
+                                        professional)
     height = card / deck_size
     order = rank / max(1, count - 1)
-    kind, a, b = find_end(table, card, professional)
     s = 0.0
     if kind == END_TAKE:
-        cost = table[rule_take_row(table), COWS_COLUMN] / 10.0
+        cost = risk / 10.0
         s += weights[0] * 1.0
         s += weights[1] * cost
         s += weights[2] * cost
@@ -153,14 +163,6 @@ def linear_score(weights, table, hand, count, i, players, deck_size, professiona
         s += weights[11] * left
         s += weights[13] * (height * left)
         return s
-    if kind == END_LEFT:
-        gap = table[a, FIRST] - card
-        risk = float(end_cost(table, a))
-    else:
-        gap = card - table[a, LAST]
-        risk = row_risk(table, a, gap, players - 1, deck_size)
-        if kind == END_TIE:
-            risk = min(risk, float(end_cost(table, b)))
     s += weights[2] * (risk / 10.0)
     s += weights[3] * (gap / deck_size)
     if kind != END_LEFT:
@@ -225,9 +227,10 @@ def play_probs(weights, table, hand, count, players, deck_size, professional, fe
 
 
 @jit_inline
-def _draw(probs, count, rng):
-    """An index drawn with probabilities probs[:count]."""
-    u = (rng_below(rng, 1 << 30) + 0.5) / (1 << 30)
+def _draw(probs, count, rng, total=1.0):
+    """An index drawn with probabilities probs[:count] / ``total`` (one random number:
+    u in (0, 1) against the running sum, times ``total``; 1.0 leaves u as it is)."""
+    u = (rng_below(rng, 1 << 30) + 0.5) / (1 << 30) * total
     acc = 0.0
     for i in range(count - 1):
         acc += probs[i]
@@ -290,13 +293,7 @@ def _learned_card(code, weights, hand, count, table, professional, rng, players,
         e = np.exp(d) if d > -FAR_BELOW else 0.0
         scores[i] = e
         total += e
-    u = (rng_below(rng, 1 << 30) + 0.5) / (1 << 30) * total
-    acc = 0.0
-    for i in range(count - 1):
-        acc += scores[i]
-        if u < acc:
-            return i
-    return count - 1
+    return _draw(scores, count, rng, total)
 
 
 @jit
