@@ -1031,6 +1031,13 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
 
         check_report_format(report_path)
     table = DealTable(table_path, seed, variant, placement, cards_left) if table_path else None
+    # the root cells of the deal being solved are kept beside the table, where this
+    # machine's processes (and a local cluster's) can write them; not on a remote cluster
+    cells_beside = (os.path.abspath(table_path) if table_path and backend.scheduler is None
+                    else None)
+    for i in table.deals if table and cells_beside else ():  # in the table: done with
+        if os.path.exists(deal_cells_path(cells_beside, i)):
+            os.remove(deal_cells_path(cells_beside, i))
     earlier = [table.deals[i] for i in sorted(table.deals) if i < count] if table else []
     if earlier:
         rest = (f"solving the other {count - len(earlier)}" if len(earlier) < count
@@ -1042,10 +1049,11 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
 
     def done(unit: dict) -> None:
         finished.append(unit)
-        if table is not None and table_path is not None:
+        if table is not None:
             table.record(unit)
-            cells = deal_cells_path(table_path, unit["index"])
-            if os.path.exists(cells):  # the deal is in the table: its cells are done with
+        if cells_beside is not None:  # the deal is in the table: its cells are done with
+            cells = deal_cells_path(cells_beside, unit["index"])
+            if os.path.exists(cells):
                 os.remove(cells)
         bar(1)
 
@@ -1055,7 +1063,7 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
             solve_deals(seed, count, progress=done, backend=backend, variant=variant,
                         placement=placement, cards_left=cards_left, memory=memory,
                         workers=workers, spill=spill, replace=replace, root=root_cells,
-                        cells_beside=table_path,
+                        cells_beside=cells_beside,
                         indices=table.missing(count) if table else None)
     except KeyboardInterrupt:
         interrupted = True
@@ -1079,9 +1087,9 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
         kept = f"; {table_path} keeps them: run the same command to go on" if table else ""
-        if table_path is not None and table is not None:
+        if cells_beside is not None and table is not None:
             started = [i for i in table.missing(count)
-                       if os.path.exists(deal_cells_path(table_path, i))]
+                       if os.path.exists(deal_cells_path(cells_beside, i))]
             if started:
                 kept += (f" (and beside it the root cells solved of "
                          f"{plural(len(started), 'deal')} begun)")

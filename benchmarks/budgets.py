@@ -72,10 +72,15 @@ def deciders(seconds: float, side_bots, side_analysis, convert, fresh: bool = Fa
     for name in ("expecti", "paranoid", "nash", "mcs", "ismcts"):
         text = f"{name}:time={seconds:g},{BIG[name]}"
         bot = side_bots.make_policy(text, seed=1)
-        if fresh:
+        if fresh:  # a new bot for each decision, told the turns first as a table does
+            holder = [bot]
+
+            def new_bot(text=text, holder=holder):
+                holder[0] = side_bots.make_policy(text, seed=1)
+                holder[0].see(())
+
             out.append((f"{name}:time={seconds:g}",
-                        lambda p, text=text: side_bots.make_policy(text, seed=1).choose(
-                            convert(p)), untimed))
+                        lambda p, holder=holder: holder[0].choose(convert(p)), new_bot))
             continue
         out.append((f"{name}:time={seconds:g}", lambda p, bot=bot: bot.choose(convert(p)),
                     lambda bot=bot: bot.see(())))

@@ -123,3 +123,14 @@ def _default_ctrl_c():
             signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_tree_wanted_by_another_test():
+    """A timed tree decision of one test may leave the process a tree it wanted
+    (``SpareTrees.wanted``); a later test's ``see`` would grow the arrays to it. Each test
+    starts without one (when the bots are loaded at all)."""
+    bots = sys.modules.get("nimmt.solver.players.bots")
+    if bots is not None:
+        bots.SpareTrees.wanted = None
+    yield

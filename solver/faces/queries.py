@@ -300,6 +300,9 @@ def bot_answer(position: Position, bot: str, seed: int | None = None, decisions:
         if take_rows is not None or tie_sides is not None:
             raise OptionError(f"take_rows and tie_sides go with "
                               f"{param('turn')} (a row choice)")
+        see = getattr(policy, "see", None)
+        if see is not None:  # as a table tells a bot, before its decision (Bot.see)
+            see(())
         decision: Decision = policy.choose(position)
         out.update(card=int(decision.card), take_row=int(decision.take_row),
                    tie_side=int(decision.tie_side))

@@ -610,11 +610,23 @@ class SpareTrees:
     @classmethod
     def borrow(cls, own: tuple[np.ndarray, np.ndarray, np.ndarray]
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The largest spare set, or ``own`` when none is spare (or ``own`` is larger)."""
+        """The largest spare set, or ``own`` when none is spare (or ``own`` is larger);
+        the set returned is no longer spare, so no other decision can borrow it."""
         with cls.lock:
             if cls.spare and _bytes(cls.spare[0]) > _bytes(own):
                 return cls.spare.pop(0)
+            cls.spare = [s for s in cls.spare if s[0] is not own[0]]
             return own
+
+    @classmethod
+    def want(cls, nodes: int, n: int, deck: int) -> None:
+        """Record that a decision wanted a tree of ``nodes`` nodes (``n`` players, ``deck``
+        cards) and could not pay for it in its time; of several, the largest is kept."""
+        with cls.lock:
+            if cls.wanted is None or (nodes * TreeSearchBot.node_bytes(n, deck)
+                                      > cls.wanted[0] * TreeSearchBot.node_bytes(
+                                          *cls.wanted[1:])):
+                cls.wanted = (nodes, n, deck)
 
     @classmethod
     def make_room(cls, bot: TreeSearchBot) -> None:
@@ -782,7 +794,7 @@ class TreeSearchBot(PlayoutBot):
             if sizer.done(count):
                 break
         if short:  # grown between decisions (make_room): a node for each iteration done
-            SpareTrees.wanted = (max(short, min(limit, done + 1)), n, deck)
+            SpareTrees.want(max(short, min(limit, done + 1)), n, deck)
         return {c: float(stats[0, 0, c, 0]) for c in position.hand}
 
     def choose(self, position: Position) -> Decision:

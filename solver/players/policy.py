@@ -160,6 +160,7 @@ def parse_bot(text: str) -> BotSpec:
             if not (math.isfinite(number) and low <= number <= high):
                 raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
             params[key] = number
+    label = name
     if name in PRESETS:
         name, fixed = PRESETS[name]
         params = {k: fixed.get(k, params.get(k)) for k in PARAMETERS[name]}
@@ -169,7 +170,7 @@ def parse_bot(text: str) -> BotSpec:
         if (key in allowed and needs and params[key] != allowed[key][1]
                 and all(params[switch] != value for switch, value in needs)):
             either = " or ".join(f"{switch}={value}" for switch, value in needs)
-            raise NimmtError(f"bot {name}: {key}= applies with {either} only; "
+            raise NimmtError(f"bot {label}: {key}= applies with {either} only; "
                              f"add {needs[0][0]}={needs[0][1]} or drop {key}=")
     return BotSpec(name, params)
 

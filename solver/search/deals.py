@@ -472,7 +472,17 @@ def solve_deal_unit(seed: int, i: int, variant: str = "tactical", placement: str
     if fit == 0:
         raise NimmtError("not even one card fits the memory budget; raise memory")
     position = play_random_turns(dealt, dealt.cards_left - fit, own)
-    kept = Checkpoint(deal_cells_path(cells_beside, i), position) if cells_beside else None
+    kept = None
+    if cells_beside:
+        path = deal_cells_path(cells_beside, i)
+        try:
+            kept = Checkpoint(path, position)
+        except NimmtError:
+            raise NimmtError(
+                f"deal {i}: {path} does not hold this deal's root cells (another position: "
+                "solved with other --memory, --spill or --replace options, or not a "
+                "checkpoint); delete it to solve the deal from its first cell, or run with "
+                "the options that made it") from None
     r = solve_nash(position, memory=memory, workers=workers, spill=spill, replace=replace,
                    root=root, known=kept.cells if kept else None,
                    on_cell=kept.record if kept else None)

@@ -200,3 +200,22 @@ def test_a_tree_the_time_cannot_pay_for_grows_between_decisions(monkeypatch):
     assert used > 16
     assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
 
+
+
+def test_a_borrowed_set_is_no_longer_spare_and_the_largest_want_is_kept(monkeypatch):
+    """A decision that borrows its own arrays takes them out of the spare sets (no other
+    thread can borrow them meanwhile); of several trees wanted, the largest in bytes is
+    the one grown between decisions."""
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])
+    monkeypatch.setattr(bots.SpareTrees, "wanted", None)
+    big = (np.empty(100), np.empty(10, np.int64), np.empty(10, np.int64))
+    small = (np.empty(50), np.empty(5, np.int64), np.empty(5, np.int64))
+    bots.SpareTrees.give_back(big)
+    bots.SpareTrees.give_back(small)
+    assert bots.SpareTrees.borrow(big) is big
+    assert [s[0] for s in bots.SpareTrees.spare] == [small[0]]
+    bots.SpareTrees.want(1000, 4, 105)
+    bots.SpareTrees.want(2000, 2, 25)  # fewer bytes: 2,000 small nodes
+    assert bots.SpareTrees.wanted == (1000, 4, 105)
+    bots.SpareTrees.want(1000, 6, 105)
+    assert bots.SpareTrees.wanted == (1000, 6, 105)

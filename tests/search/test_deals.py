@@ -326,6 +326,25 @@ def test_a_batch_deal_goes_on_from_the_root_cells_kept_beside_the_table(runner, 
         assert again[key] == fresh[key], key
     assert not os.path.exists(cells)  # in the table now: the cells are done with
     assert json.loads(open(table).read())["deals"][0]["value"] == fresh["value"]
+    # a cells file left by a run lost after the deal reached the table: removed on rerun
+    open(cells, "w").write("{}")
+    rerun = invoke(runner, "solve-deal", "--seed", 6, "-k", 5, "--deals", 1, "--table", table,
+                   "--root-cells", root, "--workers", 1)
+    assert rerun.exit_code == 0 and "nothing left to solve" in rerun.stderr
+    assert not os.path.exists(cells)
+
+
+def test_a_batch_deals_cells_of_another_position_are_one_clear_error(tmp_path):
+    """Root cells beside the table that belong to another position of the deal (solved
+    with other memory options) stop that deal with one line saying what to do."""
+    table = str(tmp_path / "deals.json")
+    other = parse_position(solve_deal_unit(7, 0, cards_left=4, workers=1)["position"])
+    book = Checkpoint(deal_cells_path(table, 0), other)
+    book.record(0, 0, 1.0, 2.0)
+    with pytest.raises(NimmtError) as info:
+        solve_deal_unit(6, 0, cards_left=4, workers=1, cells_beside=table)
+    message = str(info.value)
+    assert "deal 0" in message and "delete it" in message and "\n" not in message
 
 
 def test_the_deal_table_refuses_another_batch_and_bad_files(runner, tmp_path):

@@ -262,6 +262,7 @@ def test_cli_solve_deal_root_cells_needed(runner, tmp_path):
                    "--root-cells", "needed", "--format", "json")  # for every deal
     assert_ok(batch)
     needed = json.loads(batch.output)["solutions"]
+    assert all(any(v is None for row in u["matrix"] for v in row) for u in needed)
     assert [u["value"] for u in needed] == pytest.approx(
         [solve_deal_unit(3, i, cards_left=5, workers=1)["value"] for i in range(2)],
         abs=FLOAT)
