@@ -1035,9 +1035,10 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
     # machine's processes (and a local cluster's) can write them; not on a remote cluster
     cells_beside = (os.path.abspath(table_path) if table_path and backend.scheduler is None
                     else None)
-    for i in table.deals if table and cells_beside else ():  # in the table: done with
-        if os.path.exists(deal_cells_path(cells_beside, i)):
-            os.remove(deal_cells_path(cells_beside, i))
+    if table is not None and cells_beside is not None:
+        for i in table.deals:  # in the table: their cells are done with
+            if os.path.exists(deal_cells_path(cells_beside, i)):
+                os.remove(deal_cells_path(cells_beside, i))
     earlier = [table.deals[i] for i in sorted(table.deals) if i < count] if table else []
     if earlier:
         rest = (f"solving the other {count - len(earlier)}" if len(earlier) < count

@@ -480,9 +480,9 @@ def solve_deal_unit(seed: int, i: int, variant: str = "tactical", placement: str
         except NimmtError:
             raise NimmtError(
                 f"deal {i}: {path} does not hold this deal's root cells (another position: "
-                "solved with other --memory, --spill or --replace options, or not a "
-                "checkpoint); delete it to solve the deal from its first cell, or run with "
-                "the options that made it") from None
+                f"solved with another {param('memory')}, {param('spill')} or "
+                f"{param('replace')}, or not a checkpoint); delete it to solve the deal from "
+                "its first cell, or run with the options that made it") from None
     r = solve_nash(position, memory=memory, workers=workers, spill=spill, replace=replace,
                    root=root, known=kept.cells if kept else None,
                    on_cell=kept.record if kept else None)
