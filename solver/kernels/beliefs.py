@@ -17,7 +17,7 @@ import numpy as np
 
 from ..base.deck import HAND_SIZE
 from .engine import jit, jit_inline, rng_below, rng_seed
-from .learned import FEATURES, policy_probs
+from .learned import FEATURES, play_probs
 
 __all__ = ["belief_deals", "deal_hidden", "history_log_likelihood", "player_log_likelihood"]
 
@@ -52,8 +52,8 @@ def history_log_likelihood(weights, trust, hands, p, n, k, deck_size, profession
             hand[i] = hands[p, i]
         for u in range(t, seen):
             hand[k + u - t] = past_cards[u, p]
-        policy_probs(weights, past_tables[t], hand, count, n, deck_size, professional, feats,
-                     probs)
+        play_probs(weights, past_tables[t], hand, count, n, deck_size, professional, feats,
+                   probs)
         # hand[k] is the card played at t
         total += np.log(max(trust * probs[k] + (1.0 - trust) / count, 1e-300))
     return total

@@ -205,13 +205,15 @@ def policy_probs(weights, table, hand, count, players, deck_size, professional, 
 
 
 @jit_inline
-def _score(weights, table, hand, count, i, players, deck_size, professional, f):
+def _score(weights, table, hand, count, i, players, deck_size, professional, feats):
     """The score of hand[i] where nothing needs its features: ``linear_score`` for a
-    linear policy; a network's ``card_score`` of the features, written to f."""
+    linear policy; a network's ``card_score`` of the features, written to feats[i] (no
+    view of the work area is made for a linear policy: its reference counting costs, once
+    a card)."""
     if weights.shape[0] == FEATURES:
         return linear_score(weights, table, hand, count, i, players, deck_size, professional)
-    card_features(table, hand, count, i, players, deck_size, professional, f)
-    return card_score(weights, f)
+    card_features(table, hand, count, i, players, deck_size, professional, feats[i])
+    return card_score(weights, feats[i])
 
 
 @jit_inline
@@ -220,7 +222,7 @@ def play_probs(weights, table, hand, count, players, deck_size, professional, fe
     features (``_score``; feats a work area)."""
     top = -1e300
     for i in range(count):
-        s = _score(weights, table, hand, count, i, players, deck_size, professional, feats[i])
+        s = _score(weights, table, hand, count, i, players, deck_size, professional, feats)
         probs[i] = s
         top = max(top, s)
     _softmax(probs, count, top)
@@ -275,13 +277,8 @@ def _learned_card(code, weights, hand, count, table, professional, rng, players,
     and ``_draw`` give but for rounding at a boundary, in about 0.6 of the time."""
     scores = scratch[HAND_SIZE]
     top, best = -1e300, 0
-    linear = weights.shape[0] == FEATURES
     for i in range(count):
-        if linear:  # no view of the work area per card: its reference counting costs
-            s = linear_score(weights, table, hand, count, i, players, deck_size, professional)
-        else:
-            card_features(table, hand, count, i, players, deck_size, professional, scratch[i])
-            s = card_score(weights, scratch[i])
+        s = _score(weights, table, hand, count, i, players, deck_size, professional, scratch)
         scores[i] = s
         if s > top:
             top, best = s, i
@@ -310,7 +307,7 @@ def policy_card_untried(weights, hand, count, table, professional, rng, players,
     for i in range(count):
         if tried[hand[i]] == 0.0:
             probs[i] = _score(weights, table, hand, count, i, players, deck_size, professional,
-                              feats[i])
+                              feats)
             top = max(top, probs[i])
     total = 0.0
     last = 0
