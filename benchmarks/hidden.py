@@ -216,7 +216,11 @@ def deal_means(games: list[dict], bots: int) -> tuple[list[int], np.ndarray, np.
 
 
 def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed: int,
-           time_limit: float) -> None:
+           time_limit: float | None) -> None:
+    """Print a table's figures: per bot its cows a round, win share, seconds a decision and
+    paired difference against the first bot (and, with three or more, between the others);
+    ``time_limit``: the decision time the table's settings gave (None for ``--table``,
+    whose specs say their own)."""
     labels = list(bots)
     times: list[list[float]] = [[] for _ in labels]
     for g in games:
@@ -236,14 +240,20 @@ def report(key: str, rules: Rules, bots: dict[str, str], games: list[dict], seed
         rows.append([label, f"{c:.2f} [{c_lo:.2f}, {c_hi:.2f}]",
                      f"{w:.3f} [{w_lo:.3f}, {w_hi:.3f}]", diff,
                      f"{t.mean():.3f}", f"{np.percentile(t, 95):.3f}"])
+    timing = "" if time_limit is None else f", {time_limit:g} s a decision"
     print(f"\n#### {key}: {rules.variant}, {rules.players} players, one round, {len(deals)} "
-          f"duplicate deals ({len(games)} games), seed {seed}, {time_limit:g} s a decision\n")
+          f"duplicate deals ({len(games)} games), seed {seed}{timing}\n")
     print(tabulate(rows, headers=["bot", "cows/round [95%]", "win share [95%]",
                                   f"cows/round vs {labels[0]} [95%]", "s/decision",
                                   "p95 s"], tablefmt="github", disable_numparse=True))
     print()
     for label, spec in bots.items():
         print(f"- {label}: `{spec}`")
+    for a in range(1, len(labels)):  # the other bots, paired with each other too
+        for b in range(a + 1, len(labels)):
+            d, (d_lo, d_hi) = mean_interval(list(cows[:, b] - cows[:, a]))
+            print(f"- cows/round, bot {b + 1} less bot {a + 1} (paired by deal): "
+                  f"{d:+.2f} [{d_lo:+.2f}, {d_hi:+.2f}]")
 
 
 def pool(entries: list[str]) -> None:
@@ -313,7 +323,7 @@ def main() -> None:
                 os.remove(path)
             games = play(key, rules, bots, args.deals, args.seed, args.workers, args.piece,
                          path, owners)
-            report(key, rules, bots, games, args.seed, args.time)
+            report(key, rules, bots, games, args.seed, None if args.table else args.time)
     except KeyboardInterrupt:
         print("interrupted: the finished pieces are kept; run again to go on",
               file=sys.stderr)

@@ -581,6 +581,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
 
 EXPAND_CODES = {"random": 0, "policy": 1}  # ismcts's expand= (policy.py)
 EXPAND_POLICY = EXPAND_CODES["policy"]
+OTHERS_CODES = {"search": 0, "playout": 1}  # ismcts's others= (policy.py)
+OTHERS_PLAYOUT = OTHERS_CODES["playout"]
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
 REWARD_SCALE = 10.0
 # the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
@@ -788,7 +790,8 @@ class TreeSearchBot(PlayoutBot):
                               used,
                               goal, explore, REWARD_SCALES[objective],
                               PLAYOUT_CODES[self.params["playout"]], weights, deals,
-                              EXPAND_CODES[self.params["expand"]])
+                              EXPAND_CODES[self.params["expand"]],
+                              OTHERS_CODES[self.params["others"]])
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -816,7 +819,7 @@ def turn_bucket(cards, n, buckets):
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
-                      weights, deals, expand):
+                      weights, deals, expand, others):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -834,7 +837,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     ``mcs_playouts``); ``deals``: the hands of iteration j from deals[j mod len(deals)]
     when not empty, as in ``mcs_playouts``. A node plays each player's untried cards first,
     one per visit: drawn uniformly, or with ``expand`` = EXPAND_POLICY (and the learned
-    playouts) from the policy's probabilities over those cards (``policy_card_untried``)."""
+    playouts) from the policy's probabilities over those cards (``policy_card_untried``).
+    ``others`` = OTHERS_PLAYOUT: the other players (1..n-1) play their playout policy in
+    the tree too, not UCB, so the tree searches player 1's cards against the policy's
+    likely replies (their statistics are then neither kept nor read)."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -866,7 +872,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
             left = k - turn
             in_tree = node >= 0
             for p in range(n):
-                if in_tree:
+                if in_tree and (p == 0 or others != OTHERS_PLAYOUT):
                     best, best_score, untried = 0, -1e300, 0
                     for i in range(left):
                         c = hands[p, i]
@@ -939,8 +945,9 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                                                      turns.RULE_OPTION)
         for p in range(n):
             reward[p] = -playout_cost(goal, cows, p) / scale
+        searched = 1 if others == OTHERS_PLAYOUT else n
         for d in range(depth):
-            for p in range(n):
+            for p in range(searched):
                 c = path_cards[d, p]
                 stats[path[d], p, c, 0] += 1.0
                 stats[path[d], p, c, 1] += reward[p]

@@ -63,11 +63,15 @@ BELIEF = {"belief": (str, "none"), "trust": (float, BELIEF_TRUST)}
 # cards: ``random``, uniformly; ``policy``, drawn from the learned policy's probabilities
 # (so a node visited a few times sees the likely cards, as the playouts below it do).
 EXPANSIONS = ("random", "policy")
+# ``others`` (ismcts): how the other players choose in the tree: ``search``, by UCB over
+# their own statistics (each seat searches); ``playout``, by their playout policy, as below
+# the tree (the tree searches the bot's cards against the policy's likely replies).
+OTHERS = ("search", "playout")
 NEEDS = {"temperature": (("playout", "learned"),), "expand": (("playout", "learned"),),
          "trust": (("belief", "learned"),),
          "weights": (("playout", "learned"), ("belief", "learned"))}
 CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
-           "belief": BELIEFS, "expand": EXPANSIONS}
+           "belief": BELIEFS, "expand": EXPANSIONS, "others": OTHERS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
@@ -79,7 +83,8 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
     "mcs": {"playouts": (int, 1000), "time": (float, None), **OBJECTIVE, **PLAYOUT,
             **BELIEF, **WEIGHTS},
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
-               **OBJECTIVE, **PLAYOUT, "expand": (str, "random"), **BELIEF, **WEIGHTS},
+               **OBJECTIVE, **PLAYOUT, "expand": (str, "random"), "others": (str, "search"),
+               **BELIEF, **WEIGHTS},
 }
 PARAMETERS.update({name: {k: v for k, v in PARAMETERS[base].items() if k not in fixed}
                    for name, (base, fixed) in PRESETS.items()})

@@ -88,6 +88,8 @@ def test_the_policy_changes_what_the_playouts_see():
     ("ismcts:playout=learned,expand=greedy", "expand='greedy' is not one of random, policy"),
     ("mcs:playout=learned,expand=policy", "has no parameter 'expand'"),
     ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
+    ("ismcts:others=random", "others='random' is not one of search, playout"),
+    ("mcs:others=playout", "has no parameter 'others'"),
 ])
 def test_a_bad_playout_is_one_clear_error(text, words):
     with pytest.raises(NimmtError) as info:
@@ -162,3 +164,57 @@ def test_random_expansion_is_not_the_policy_s_order():
         differ += {c for c, v in visits.items() if v} != likeliest(position, 3)
     assert differ >= 2
 
+
+
+def best_response(position, policy: str) -> dict[int, int]:
+    """Player 1's fewest cows over the rest of the round after each first card, when the
+    other players play rule bot ``policy``'s card every turn (every hand known), walked by
+    the reference engine: the brute-force best reply to that policy."""
+
+    def value(rows, hands) -> int:
+        if not hands[0]:
+            return 0
+        return min(after(rows, hands, card) for card in hands[0])
+
+    def after(rows, hands, card) -> int:
+        cards = [card] + [bot_card(policy, hand, rows, position.professional,
+                                   players=position.players, deck_size=position.deck_size)
+                          for hand in hands[1:]]
+        rest = [[c for c in hand if c != played] for hand, played in zip(hands, cards)]
+        rows, cows = reference.resolve_turn(rows, cards, position.professional)
+        return cows[0] + value(rows, rest)
+
+    rows = [list(r) for r in position.rows]
+    hands = [list(h) for h in position.hands]
+    return {card: after(rows, hands, card) for card in position.hand}
+
+
+@pytest.mark.parametrize("players,k,seed,policy", [
+    (2, 4, 1, "careful"), (3, 4, 2, "closest"), (4, 3, 3, "lowkeeper"), (3, 4, 7, "careful")])
+def test_with_others_from_the_playout_the_tree_finds_the_best_reply(players, k, seed, policy):
+    """``others=playout``: the tree searches player 1's cards only, the others playing
+    their playout policy in it. With every hand known and a rule bot for the others, the
+    tree is player 1's whole game against that bot, so the card it visits most is a best
+    reply (brute force by the reference engine), and its mean reward is that reply's cows."""
+    position = deal_position(Rules("logic", players), k, seed=seed)
+    assert position.all_known
+    exact = best_response(position, policy)
+    bot = make_policy(f"ismcts:iterations=6000,playout={policy},others=playout", seed=seed)
+    visits = bot.visits(position)
+    played = max(visits, key=visits.__getitem__)
+    assert exact[played] == min(exact.values()), (visits, exact)
+    stats = bot.tree(1, players, position.deck_size + 1, keep=1)[0]
+    mean = stats[0, 0, played, 1] / stats[0, 0, played, 0] * -bots.REWARD_SCALE
+    assert abs(mean - exact[played]) < 0.05 * (1 + exact[played])
+    assert not stats[0, 1:].any()  # the others' statistics are not kept
+
+
+def test_the_others_searching_is_todays_tree():
+    """``others=search`` (the default) is the tree as it was: the same visits."""
+    position = deal_position(Rules("standard", 4), 6, seed=4)
+    plain = make_policy("ismcts:iterations=500", seed=2).visits(position)
+    named = make_policy("ismcts:iterations=500,others=search", seed=2).visits(position)
+    assert plain == named
+    other = make_policy("ismcts:iterations=500,others=playout", seed=2).visits(position)
+    assert other != plain
+    assert other == make_policy("ismcts:iterations=500,others=playout", seed=2).visits(position)
