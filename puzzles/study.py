@@ -250,8 +250,8 @@ def wilson(hits: int, n: int) -> list[float]:
 
 
 def mean_interval(xs: Sequence[float], low: float | None = None) -> tuple[float, list[float]]:
-    """The mean and its normal 95% interval (the sample's standard deviation, n - 1), cut
-    at ``low`` when the values are known never to fall below it."""
+    """The mean and its 95% interval (the sample's standard deviation, n - 1, and Student's
+    t quantile), cut at ``low`` when the values are known never to fall below it."""
     mean, interval = _mean_interval(xs, low)
     return mean, list(interval)
 

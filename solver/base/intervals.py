@@ -12,15 +12,21 @@
   deterministic and needs only the mean and its standard error, where a bootstrap would
   need every sample kept (millions in Monte Carlo) and a seed.
 * A quantity of either sign (a margin, a game value, a difference): the normal interval.
+* A mean whose standard error comes from the sample itself (``mean_interval``): where the
+  normal interval applies (either sign, or cut at a floor), Student's t quantile with n - 1
+  degrees of freedom instead of the normal one, so that a mean of a few values (ten solved
+  deals) is not given an interval a third too narrow; it is the normal one within 0.1% from
+  about a thousand values on.
 
-Plain Python and scipy's normal quantile; no numba.
+Plain Python and scipy's quantiles (imported when first needed); no numba.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
-__all__ = ["Z95", "bounded_interval", "mean_interval", "share_interval", "wilson"]
+__all__ = ["Z95", "bounded_interval", "mean_interval", "share_interval", "t95", "wilson"]
 
 Z95 = 1.959963984540054  # scipy.stats.norm.ppf(0.975): the two-sided 95% normal quantile
 
@@ -74,8 +80,9 @@ def bounded_interval(mean: float, stderr: float, n: int, low: float | None = Non
 def mean_interval(values: Sequence[float], low: float | None = None,
                   high: float | None = None) -> tuple[float, tuple[float, float]]:
     """The mean of ``values`` and its 95% interval (``bounded_interval``, the standard
-    error from the sample's standard deviation, n - 1); one value: the point itself,
-    none: NaN."""
+    error from the sample's standard deviation, n - 1, and Student's t quantile where the
+    interval is the normal one, Wilson's z where both bounds are given); one value: the
+    point itself, none: NaN."""
     n = len(values)
     if n == 0:
         return math.nan, (math.nan, math.nan)
@@ -83,4 +90,18 @@ def mean_interval(values: Sequence[float], low: float | None = None,
     if n == 1:
         return mean, (mean, mean)
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
-    return mean, bounded_interval(mean, sd / math.sqrt(n), n, low, high)
+    z = Z95 if low is not None and high is not None else t95(n - 1)
+    return mean, bounded_interval(mean, sd / math.sqrt(n), n, low, high, z)
+
+
+@functools.cache
+def t95(df: int) -> float:
+    """Student's t two-sided 95% quantile for ``df`` degrees of freedom (scipy's
+    ``t.ppf(0.975, df)``), for a mean whose standard error is estimated from its sample.
+
+    >>> round(t95(1), 3), round(t95(9), 3), round(t95(10 ** 6), 4)
+    (12.706, 2.262, 1.96)
+    """
+    from scipy.stats import t  # imported here: scipy.stats takes a third of a second
+
+    return float(t.ppf(0.975, df))

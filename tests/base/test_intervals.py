@@ -184,3 +184,19 @@ def test_study_regret_and_spread_intervals_stay_above_zero():
     assert regret["mean"] == pytest.approx(0.125)
     assert regret["ci95"][0] == 0.0 and regret["ci95"][1] > 0.125
     assert k["spread"]["ci95"][0] >= 0.0 and k["value"]["ci95"][0] >= 0.0
+
+
+def test_a_mean_of_few_values_takes_students_t():
+    """The standard error estimated from a few values: the interval is scipy's t interval
+    (two deals: 12.7 standard errors each side, not 1.96); a floor still cuts it."""
+    from scipy import stats
+
+    for values in ([-2.287, -0.720], [1.0, -2.0, 4.0, 0.5], list(np.linspace(-3, 5, 10))):
+        mean, interval = mean_interval(values)
+        want = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values),
+                                scale=stats.sem(values))
+        assert mean == pytest.approx(np.mean(values))
+        assert interval == pytest.approx(want, rel=1e-9)
+    _, (low, high) = mean_interval([0.0, 0.5, 3.0], 0.0)
+    assert low == 0.0 and high == pytest.approx(
+        stats.t.interval(0.95, 2, loc=3.5 / 3, scale=stats.sem([0.0, 0.5, 3.0]))[1])
