@@ -124,52 +124,69 @@ def parse_bot(text: str) -> BotSpec:
     >>> parse_bot("expecti:samples=500,time=0.2").params["samples"]
     500
     """
-    name, _, rest = str(text).strip().partition(":")
+    name, colon, rest = str(text).strip().partition(":")
     name = name.strip()
     if name not in PARAMETERS:
         raise NimmtError(f"unknown bot {name[:40]!r}; use one of {', '.join(BOT_NAMES)}")
     allowed = PARAMETERS[name]
     params = {k: default for k, (_, default) in allowed.items()}
-    if rest.strip() or _:
+    if rest.strip() or colon:
         for item in rest.split(","):
             key, eq, value = item.strip().partition("=")
             if key not in allowed:
-                if name in PRESETS and key in PRESETS[name][1]:
-                    base, fixed = PRESETS[name]
-                    raise NimmtError(f"bot {name} is {BotSpec(base, fixed)} with {key} "
-                                     f"fixed; to change it, write {base}:{key}=...")
-                valid = ", ".join(allowed) if allowed else "none"
-                raise NimmtError(f"bot {name} has no parameter {key[:40]!r} (its parameters: "
-                                 f"{valid}); write {name}:key=value,key=value")
+                raise _unknown_parameter(name, key)
             if not eq or not value:
                 raise NimmtError(f"bot {name}: give a value, as {key}=N")
-            kind = allowed[key][0]
-            if key in FILES:  # a file: read now, so that a bad one fails here
-                load_weights(value)
-                params[key] = value
-                continue
-            if kind is str:  # a name: the objective, the playouts' policy, the beliefs
-                if value not in CHOICES[key]:
-                    raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
-                                     f"{', '.join(CHOICES[key])}")
-                params[key] = value
-                continue
-            low, high = LIMITS[key]
-            try:
-                if not value.isascii() or "_" in value:
-                    raise ValueError
-                number = kind(value)
-            except ValueError:
-                what = "a whole number" if kind is int else "a number"
-                raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not {what}") from None
-            if not (math.isfinite(number) and low <= number <= high):
-                raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
-            params[key] = number
+            params[key] = _parameter_value(name, key, value)
     label = name
     if name in PRESETS:
         name, fixed = PRESETS[name]
         params = {k: fixed.get(k, params.get(k)) for k in PARAMETERS[name]}
-        allowed = PARAMETERS[name]
+    _check_needs(label, params, PARAMETERS[name])
+    return BotSpec(name, params)
+
+
+def _unknown_parameter(name: str, key: str) -> NimmtError:
+    """The error for ``key``, which bot ``name`` does not take (or, for a preset, fixes)."""
+    if name in PRESETS and key in PRESETS[name][1]:
+        base, fixed = PRESETS[name]
+        return NimmtError(f"bot {name} is {BotSpec(base, fixed)} with {key} fixed; to "
+                          f"change it, write {base}:{key}=...")
+    allowed = PARAMETERS[name]
+    valid = ", ".join(allowed) if allowed else "none"
+    return NimmtError(f"bot {name} has no parameter {key[:40]!r} (its parameters: {valid}); "
+                      f"write {name}:key=value,key=value")
+
+
+def _parameter_value(name: str, key: str, value: str) -> Any:
+    """Bot ``name``'s parameter ``key`` given as ``value``, checked: a weights file (read
+    now, so that a bad one fails here), one of CHOICES[key], or a number within LIMITS."""
+    kind = PARAMETERS[name][key][0]
+    if key in FILES:
+        load_weights(value)
+        return value
+    if kind is str:  # a name: the objective, the playouts' policy, the beliefs
+        if value not in CHOICES[key]:
+            raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not one of "
+                             f"{', '.join(CHOICES[key])}")
+        return value
+    low, high = LIMITS[key]
+    try:
+        if not value.isascii() or "_" in value:
+            raise ValueError
+        number = kind(value)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise NimmtError(f"bot {name}: {key}={value[:40]!r} is not {what}") from None
+    if not (math.isfinite(number) and low <= number <= high):
+        raise NimmtError(f"bot {name}: {key} must be {low:g}..{high:g}, got {value[:40]}")
+    return number
+
+
+def _check_needs(label: str, params: Mapping[str, Any],
+                 allowed: Mapping[str, tuple[type, Any]]) -> None:
+    """Refuse a parameter that would change nothing (NEEDS): one given away from its
+    default while none of the settings it applies with is."""
     for key, needs in NEEDS.items():
         needs = tuple((switch, value) for switch, value in needs if switch in allowed)
         if (key in allowed and needs and params[key] != allowed[key][1]
@@ -177,7 +194,6 @@ def parse_bot(text: str) -> BotSpec:
             either = " or ".join(f"{switch}={value}" for switch, value in needs)
             raise NimmtError(f"bot {label}: {key}= applies with {either} only; "
                              f"add {needs[0][0]}={needs[0][1]} or drop {key}=")
-    return BotSpec(name, params)
 
 
 def split_bot_list(text: str) -> list[str]:
