@@ -1018,49 +1018,27 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
     and the deal being solved keeps its root cells beside it, removed once the deal is in
     the table); their values' distribution, and the report (``--report``). Ctrl-C stops
     and reports (and writes) the deals finished."""
-    from .solver.search.deals import (
-        DealTable,
-        deal_cells_path,
-        deal_summary,
-        solve_deals,
-        write_solution,
-    )
+    from .solver.search.deals import deal_summary, solve_deals, write_solution
 
     if report_path is not None:
         from .puzzles.dealreport import check_report_format
 
         check_report_format(report_path)
-    table = DealTable(table_path, seed, variant, placement, cards_left) if table_path else None
-    # the root cells of the deal being solved are kept beside the table, where this
-    # machine's processes (and a local cluster's) can write them; not on a remote cluster
-    cells_beside = (os.path.abspath(table_path) if table_path and backend.scheduler is None
-                    else None)
-    if table is not None and cells_beside is not None:
-        for i in table.deals:  # in the table: their cells are done with
-            if os.path.exists(deal_cells_path(cells_beside, i)):
-                os.remove(deal_cells_path(cells_beside, i))
-    earlier = [table.deals[i] for i in sorted(table.deals) if i < count] if table else []
-    if earlier:
-        rest = (f"solving the other {count - len(earlier)}" if len(earlier) < count
-                else "nothing left to solve")
-        click.echo(f"nimmt: {len(earlier)} of {plural(count, 'deal')} already in "
-                   f"{table_path}: {rest}", err=True)
-    finished: list[dict] = list(earlier)
-    bar = LazyProgress(count - len(earlier), "deals")
+    table, cells_beside = _open_deal_table(table_path, seed, variant, placement, cards_left,
+                                           backend)
+    finished = _deals_in_table(table, table_path, count, cells_beside)
+    bar = LazyProgress(count - len(finished), "deals")
 
     def done(unit: dict) -> None:
         finished.append(unit)
         if table is not None:
             table.record(unit)
-        if cells_beside is not None:  # the deal is in the table: its cells are done with
-            cells = deal_cells_path(cells_beside, unit["index"])
-            if os.path.exists(cells):
-                os.remove(cells)
+        _drop_deal_cells(cells_beside, unit["index"])  # the deal is in the table
         bar(1)
 
     interrupted = False
     try:
-        if len(earlier) < count:
+        if len(finished) < count:
             solve_deals(seed, count, progress=done, backend=backend, variant=variant,
                         placement=placement, cards_left=cards_left, memory=memory,
                         workers=workers, spill=spill, replace=replace, root=root_cells,
@@ -1087,16 +1065,63 @@ def _solve_deals(seed: int, count: int, backend: Any, variant: str, placement: s
         if output:
             click.echo(f"wrote {len(finished)} solutions to {output}")
     if interrupted:
-        kept = f"; {table_path} keeps them: run the same command to go on" if table else ""
-        if cells_beside is not None and table is not None:
-            started = [i for i in table.missing(count)
-                       if os.path.exists(deal_cells_path(cells_beside, i))]
-            if started:
-                kept += (f" (and beside it the root cells solved of "
-                         f"{plural(len(started), 'deal')} begun)")
-        click.echo(f"nimmt: interrupted: {len(finished)} of {plural(count, 'deal')} finished "
-                   f"(reported{kept})", err=True)
-        sys.exit(130)
+        _deals_interrupted(len(finished), count, table, table_path, cells_beside)
+
+
+def _open_deal_table(table_path: str | None, seed: int, variant: str, placement: str,
+                     cards_left: int, backend: Any) -> tuple[Any, str | None]:
+    """``--table``'s deal table (None without it) and the path its deals' root cells are
+    kept beside: this machine's processes (and a local cluster's) can write them there,
+    a remote cluster's cannot (None)."""
+    from .solver.search.deals import DealTable
+
+    if not table_path:
+        return None, None
+    table = DealTable(table_path, seed, variant, placement, cards_left)
+    return table, (os.path.abspath(table_path) if backend.scheduler is None else None)
+
+
+def _drop_deal_cells(cells_beside: str | None, index: int) -> None:
+    """Remove the root cells kept beside the table of deal ``index``, once it is in it."""
+    from .solver.search.deals import deal_cells_path
+
+    if cells_beside is not None and os.path.exists(deal_cells_path(cells_beside, index)):
+        os.remove(deal_cells_path(cells_beside, index))
+
+
+def _deals_in_table(table: Any, table_path: str | None, count: int,
+                    cells_beside: str | None) -> list[dict]:
+    """The deals of the first ``count`` the table already holds (said in one line); the
+    root cells left beside it of any deal it holds are removed."""
+    if table is None:
+        return []
+    for i in table.deals:
+        _drop_deal_cells(cells_beside, i)
+    earlier = [table.deals[i] for i in sorted(table.deals) if i < count]
+    if earlier:
+        rest = (f"solving the other {count - len(earlier)}" if len(earlier) < count
+                else "nothing left to solve")
+        click.echo(f"nimmt: {len(earlier)} of {plural(count, 'deal')} already in "
+                   f"{table_path}: {rest}", err=True)
+    return earlier
+
+
+def _deals_interrupted(finished: int, count: int, table: Any, table_path: str | None,
+                       cells_beside: str | None) -> NoReturn:
+    """A ``--deals`` batch stopped: one line saying what is finished and what the table
+    (and the root cells beside it) keeps; status 130."""
+    from .solver.search.deals import deal_cells_path
+
+    kept = f"; {table_path} keeps them: run the same command to go on" if table else ""
+    if cells_beside is not None and table is not None:
+        started = [i for i in table.missing(count)
+                   if os.path.exists(deal_cells_path(cells_beside, i))]
+        if started:
+            kept += (f" (and beside it the root cells solved of "
+                     f"{plural(len(started), 'deal')} begun)")
+    click.echo(f"nimmt: interrupted: {finished} of {plural(count, 'deal')} finished "
+               f"(reported{kept})", err=True)
+    sys.exit(130)
 
 
 def _write_deal_report(batch: dict, path: str) -> None:
