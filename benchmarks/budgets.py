@@ -3,6 +3,7 @@
     python benchmarks/budgets.py [--seconds 0.2] [--seeds 3] [--old DIR] [--overhead-only]
                                  [--deciders ismcts,mcs] [--decisions-only] [--fresh-bots]
                                  [--ismcts-iterations 50000]
+    python benchmarks/budgets.py --default-budget "sharp;sharp:iterations=5000" [--seeds 4]
 
 For every search-backed bot with ``time=T`` (its counted budgets made large, so that the
 time binds) and for ``analyse(time_limit=T)`` (models random and worst, method auto), on
@@ -18,6 +19,14 @@ for each decision, as an arena makes new bots for each game (with ``--ismcts-ite
 
 ``--old DIR``: the same decisions with another checkout's code (e.g. ``git worktree add
 /tmp/nimmt-old 17857c1``), imported in this process, side by side.
+
+``--default-budget SPECS`` (bots separated by ``;``): each bot at its own budget, no
+``time`` given, on dealt positions of 4 players tactical and 4, 6 and 10 players standard at
+10, 9, 8, 6, 4 and 2 cards left (``--seeds`` of each): the decisions' wall times (mean,
+median, p95, the largest after the process's first, the process's first, and the mean of
+the first turn's, k = 10). Each (bot, table) runs in a process of its own: its first
+decision at the table's size pays for its tree's fresh memory, once (later decisions reuse
+the arrays); the bots one after another for each table, side by side.
 
 The overhead table: the mechanism's cost where the time does not bind (the same counted
 work with no time limit and with a limit far away): Monte Carlo's watched batches, the
@@ -128,6 +137,51 @@ def timings(seconds: float, seeds: int, side_bots, side_analysis, convert,
     return found
 
 
+BUDGET_TABLES = (("tactical", 4), ("standard", 4), ("standard", 6), ("standard", 10))
+BUDGET_KS = (10, 9, 8, 6, 4, 2)
+
+
+def budget_times(spec: str, variant: str, players: int, seeds: int) -> list[tuple[int, float]]:
+    """(cards left, seconds) of each decision of one ``spec`` bot, in this process, on
+    the dealt positions of a table (``--default-budget``), told the turns before each."""
+    bot = bots.make_policy(spec, seed=1)
+    bot.choose(deal_position(Rules("tactical", 2), 3, seed=99))  # load the kernels
+    out = []
+    for k in BUDGET_KS:
+        for s in range(seeds):
+            p = deal_position(Rules(variant, players), k, seed=s)
+            bot.see(())
+            t0 = time.perf_counter()
+            bot.choose(p)
+            out.append((k, time.perf_counter() - t0))
+    return out
+
+
+def default_budget(specs: list[str], seeds: int) -> None:
+    """Print the ``--default-budget`` table: each bot and table in a new process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    rows = []
+    context = multiprocessing.get_context("spawn")
+    for variant, players in BUDGET_TABLES:
+        for spec in specs:
+            with ProcessPoolExecutor(1, mp_context=context) as pool:
+                found = pool.submit(budget_times, spec, variant, players, seeds).result()
+            t = np.array([x for _, x in found])
+            first = np.array([x for k, x in found if k == 10])
+            rows.append([f"{players} players, {variant}", spec, len(t), f"{t.mean():.3f}",
+                         f"{np.median(t):.3f}", f"{np.quantile(t, 0.95):.3f}",
+                         f"{t[1:].max():.3f}", f"{t[0]:.3f}", f"{first.mean():.3f}"])
+            print(" | ".join(map(str, rows[-1])), file=sys.stderr)
+    print(f"\nDecisions at the bots' own budgets ({seeds} positions at each of k = "
+          f"{', '.join(map(str, BUDGET_KS))}; a process for each bot and table):\n")
+    print(tabulate(rows, headers=["table", "bot", "decisions", "mean s", "median s", "p95 s",
+                                  "max s after the first", "the process's first s",
+                                  "first turn mean s"], tablefmt="github"))
+    print(f"\nload at the end: {os.getloadavg()[0]:.2f} (1 min)")
+
+
 def row(label: str, times: np.ndarray, errors: int, seconds: float, side: str,
         faulted: np.ndarray) -> list:
     bound = max(1.1 * seconds, seconds + 0.05)
@@ -183,7 +237,13 @@ def main() -> None:
                         help="a new bot for each decision, as in an arena's games")
     parser.add_argument("--ismcts-iterations", type=int, default=50_000,
                         help="ismcts's counted budget beside its time (an arena's: 1000000)")
+    parser.add_argument("--default-budget", metavar="SPECS",
+                        help="bots separated by ';', timed at their own budgets")
     args = parser.parse_args()
+    if args.default_budget:
+        print(f"load: {os.getloadavg()[0]:.2f} (1 min)")
+        default_budget([x for x in args.default_budget.split(";") if x], args.seeds)
+        return
     BIG["ismcts"] = f"iterations={args.ismcts_iterations}"
     only = tuple(d for d in args.deciders.split(",") if d)
     print(f"load: {os.getloadavg()[0]:.2f} (1 min); seconds={args.seconds:g}\n")

@@ -674,15 +674,17 @@ class TreeSearchBot(PlayoutBot):
     borrows the arrays of the process's last tree decision (``SpareTrees``) and gives them
     back when done, and a new bot in an arena's next game finds them already touched. A
     node's cells are cleared by the kernel when it creates the node, not for the whole
-    budget up front (a large ``iterations`` with ``time``). The tree grows as the search
-    adds nodes, from TREE_START nodes (or what the borrowed arrays hold), doubling, up to
-    ``iterations`` + 1 nodes or BOT_MEMORY bytes, whichever is fewer; a full tree stops
+    budget up front (a large ``iterations`` with ``time``). A counted budget takes its
+    whole tree at once, ``iterations`` + 1 nodes or BOT_MEMORY bytes, whichever is fewer
+    (its pages are touched only as nodes are made, and no grown tree is copied). With a
+    ``time`` budget the tree grows as the search adds nodes, from TREE_START nodes (or what
+    the borrowed arrays hold), doubling, up to the same bound; a full tree stops
     growing and the iterations go on below its leaves by playouts. With a ``time`` budget a
     decision grows its tree only when the time left pays twice for the fresh memory
     (FRESH_SECONDS_PER_BYTE); otherwise it goes on in the tree it has, and the arrays grow
     to what it wanted between decisions, when the table next tells a tree bot the turns
     (``see``, outside any decision's clock: ``SpareTrees.make_room``). No search is done
-    there, only memory made ready. A counted budget grows as it goes, as before.
+    there, only memory made ready.
     So a bot makes one decision at a time (do not share one between threads; two bots in
     two threads borrow two sets of arrays)."""
 
@@ -768,7 +770,11 @@ class TreeSearchBot(PlayoutBot):
             explore = ISMCTS_C_WIN if objective == "win" else ISMCTS_C
         hands, hidden, pool, table = playout_arrays(position)
         deck = position.deck_size + 1
-        capacity = min(limit, max(TREE_START, self.nodes_held(n, deck)))
+        # a counted budget takes its whole tree at once (its pages are touched only as
+        # nodes are made, so nothing is paid for the nodes never made, and no grown tree
+        # is copied); a time budget grows its tree while the time pays for the memory
+        capacity = limit if deadline is None else min(limit, max(TREE_START,
+                                                                 self.nodes_held(n, deck)))
         stats, links, actions = self.tree(capacity, n, deck)
         used = np.ones(1, np.int64)
         seed = self.next_seed()

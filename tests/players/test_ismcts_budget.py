@@ -114,15 +114,42 @@ def test_a_bot_reusing_its_tree_decides_as_fresh_bots_do():
 
 
 def test_a_tree_grown_as_it_searches_is_the_tree_allocated_up_front(monkeypatch):
-    """From a tree of 16 nodes, doubled as the search adds nodes (the nodes so far kept),
-    the visits are those of a tree of the whole budget cleared up front."""
+    """With a time budget, from a tree of 16 nodes, doubled as the search adds nodes (the
+    nodes so far kept), the visits are those of a tree of the whole budget cleared up
+    front (the time, far away, never binds)."""
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])
     monkeypatch.setattr(bots, "TREE_START", 16)
+    sizes = []
+    tree = bots.TreeSearchBot.tree
+    monkeypatch.setattr(bots.TreeSearchBot, "tree",
+                        lambda self, size, *a, **k: sizes.append(size) or tree(self, size, *a,
+                                                                               **k))
     p = deal_position(Rules("standard", 4), 9, seed=7)
-    bot = make_policy("ismcts:iterations=1500", seed=5)
+    bot = make_policy("ismcts:iterations=1500,time=1000", seed=5)
     got = bot.visits(p)
     bot.decisions = 0
     stats, _, _, used = cleared_tree(p, 1500, bot.next_seed())
-    assert used > 16 * 2 ** 4  # it grew several times
+    assert used > 16 * 2 ** 4 and len(sizes) > 4  # it grew several times
+    assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
+
+
+def test_a_counted_budget_takes_its_whole_tree_at_once(monkeypatch):
+    """Without a time budget the tree is the budget's from the start, made once (a tree
+    grown by doubling copied its nodes and made the first decisions at ten players take
+    up to twice as long); the same visits as a tree cleared up front."""
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])
+    monkeypatch.setattr(bots, "TREE_START", 16)
+    sizes = []
+    tree = bots.TreeSearchBot.tree
+    monkeypatch.setattr(bots.TreeSearchBot, "tree",
+                        lambda self, size, *a, **k: sizes.append(size) or tree(self, size, *a,
+                                                                               **k))
+    p = deal_position(Rules("standard", 4), 9, seed=7)
+    bot = make_policy("ismcts:iterations=1500", seed=5)
+    got = bot.visits(p)
+    assert sizes == [1501]
+    bot.decisions = 0
+    stats, _, _, _ = cleared_tree(p, 1500, bot.next_seed())
     assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
 
 
