@@ -708,25 +708,28 @@ class TreeSearchBot(PlayoutBot):
 
     def nodes_held(self, n: int, deck: int) -> int:
         """How many nodes of ``n`` players and ``deck`` cards this bot's arrays hold."""
-        shapes = (n * deck * 3, CHILD_BUCKETS + 1, n)
+        shapes = (n * deck * 3, CHILD_BUCKETS + 2, n)
         return min(b.size // size for b, size in zip(self.buffers, shapes))
 
     @staticmethod
     def node_bytes(n: int, deck: int) -> int:
-        """Bytes of one node of ``tree``'s arrays."""
-        return 8 * (n * deck * 3 + CHILD_BUCKETS + 1 + n)
+        """Bytes of one node of ``tree``'s arrays (with its row of statistics, which only
+        the nodes a search enters get and touch)."""
+        return 8 * (n * deck * 3 + CHILD_BUCKETS + 2 + n)
 
     def tree(self, size: int, n: int, deck: int, keep: int = 0, touch: bool = False
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: stats[node, p,
-        card] = (visits, reward sum, availability), links[node] = (the first child of each
-        of CHILD_BUCKETS lists, the next sibling in its list), actions[node]; views of this
-        bot's buffers (grown when too small). With ``keep`` = 0 a new tree: only the root
-        cleared (``ismcts_iterations`` clears each node it adds); else the tree so far
-        grown, its first ``keep`` nodes kept (a node's cells come first to last in each
-        buffer, so they are a prefix of it). ``touch``: new memory written once now, so
+        """A tree of ``size`` nodes for ``n`` players and cards 0..deck-1: links[node] =
+        (the first child of each of CHILD_BUCKETS lists, the next sibling in its list, its
+        row of statistics or -1), actions[node], and ``size`` rows of statistics,
+        stats[row, p, card] = (visits, reward sum, availability) (``ismcts_iterations``);
+        views of this bot's buffers (grown when too small). With ``keep`` = 0 a new tree:
+        only the root (node 0, row 0) cleared (``ismcts_iterations`` clears each node and
+        row it adds); else the tree so far grown, its first ``keep`` nodes and rows kept
+        (a node's cells come first to last in each buffer, so they are a prefix of it; a
+        tree has no more rows than nodes). ``touch``: new memory written once now, so
         that no decision pays its first touches (``make_room``)."""
-        shapes = ((size, n, deck, 3), (size, CHILD_BUCKETS + 1), (size, n))
+        shapes = ((size, n, deck, 3), (size, CHILD_BUCKETS + 2), (size, n))
         buffers: list[np.ndarray] = list(self.buffers)
         for i, shape in enumerate(shapes):
             need = math.prod(shape)
@@ -743,6 +746,7 @@ class TreeSearchBot(PlayoutBot):
         if not keep:
             stats[0] = 0.0
             links[0] = -1
+            links[0, CHILD_BUCKETS + 1] = 0  # the root's statistics: row 0
             actions[0] = 0
         return stats, links, actions
 
@@ -776,7 +780,7 @@ class TreeSearchBot(PlayoutBot):
         capacity = limit if deadline is None else min(limit, max(TREE_START,
                                                                  self.nodes_held(n, deck)))
         stats, links, actions = self.tree(capacity, n, deck)
-        used = np.ones(1, np.int64)
+        used = np.ones(2, np.int64)  # nodes, rows of statistics: the root's
         seed = self.next_seed()
         deals = self.deals(position, seed)
         weights = self.playout_weights()
@@ -831,12 +835,18 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
     a card's availability counts the visits where its owner held it), adds one node,
     plays the rest by the players' playout policies (rule-following rows), and backs each
-    player's cows up the path. stats[node, p, card] = (visits, reward sum, availability);
-    links[node, :B] = the first child in each of B lists (B = links.shape[1] - 1; a child
-    is in list ``turn_bucket`` of its joint turn, so finding it scans about 1/B of the
-    node's children), links[node, B] = the next sibling in its list; actions[node] the
-    joint turn that leads to it; used[0] nodes
-    (the root, node 0, cleared by the caller; each node added is cleared here).
+    player's cows up the path. links[node, :B] = the first child in each of B lists
+    (B = links.shape[1] - 2; a child is in list ``turn_bucket`` of its joint turn, so
+    finding it scans about 1/B of the node's children), links[node, B] = the next sibling
+    in its list, links[node, B + 1] = the node's row of ``stats`` (-1: none yet);
+    actions[node] the joint turn that leads to it; stats[row, p, card] = (visits, reward
+    sum, availability). A node gets its row, cleared, when an iteration first enters it,
+    not when it is added: most nodes are added by a visit that ends there and never
+    entered again (95% at four players standard, nearly all at six or more), and a row is
+    n x deck cells (10 KB at four players standard) where a node's links are 300 bytes.
+    The statistics, and so the search, are those of a row for every node. used[0] nodes,
+    used[1] rows (the root, node 0 with row 0, set by the caller; each node added and each
+    row given is cleared here).
     Each player's reward: -playout_cost / scale (``goal``: the objective,
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
     playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, as in
@@ -859,7 +869,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     policy = np.zeros(n, np.int64)
     rng = np.zeros(1, np.uint64)
     scratch = policy_scratch()
-    buckets = links.shape[1] - 1
+    buckets = links.shape[1] - 2
     for j in range(first, first + count):
         rng[0] = rng_seed(seed, j)
         table[:, :] = table0
@@ -874,25 +884,33 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
             cows[p] = np.int64(goal[G_TAKEN + p])
         node = 0
         depth = 0
+        row = 0
         for turn in range(k):
             left = k - turn
             in_tree = node >= 0
+            if in_tree:
+                row = links[node, buckets + 1]
+                if row < 0:  # entered for the first time: its statistics begin
+                    row = used[1]
+                    used[1] += 1
+                    stats[row] = 0.0  # its cells may hold an older tree's
+                    links[node, buckets + 1] = row
             for p in range(n):
                 if in_tree and (p == 0 or others != OTHERS_PLAYOUT):
                     best, best_score, untried = 0, -1e300, 0
                     for i in range(left):
                         c = hands[p, i]
-                        stats[node, p, c, 2] += 1.0
-                        if stats[node, p, c, 0] == 0.0:
+                        stats[row, p, c, 2] += 1.0
+                        if stats[row, p, c, 0] == 0.0:
                             untried += 1
                     if untried and expand == EXPAND_POLICY and policy[p] >= POLICY_LEARNED:
                         best = policy_card_untried(weights, hands[p], left, table,
                                                    professional, rng, n, deck_size, scratch,
-                                                   stats[node, p, :, 0])
+                                                   stats[row, p, :, 0])
                     elif untried:
                         pick = rng_below(rng, untried)
                         for i in range(left):
-                            if stats[node, p, hands[p, i], 0] == 0.0:
+                            if stats[row, p, hands[p, i], 0] == 0.0:
                                 if pick == 0:
                                     best = i
                                     break
@@ -900,9 +918,9 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                     else:
                         for i in range(left):
                             c = hands[p, i]
-                            v = stats[node, p, c, 0]
-                            score = (stats[node, p, c, 1] / v
-                                     + explore * np.sqrt(np.log(stats[node, p, c, 2]) / v))
+                            v = stats[row, p, c, 0]
+                            score = (stats[row, p, c, 1] / v
+                                     + explore * np.sqrt(np.log(stats[row, p, c, 2]) / v))
                             if score > best_score:
                                 best, best_score = i, score
                     x = best
@@ -916,7 +934,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]
             if in_tree:
-                path[depth] = node
+                path[depth] = row
                 for p in range(n):
                     path_cards[depth, p] = cards[p]
                 depth += 1
@@ -934,10 +952,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                 if child < 0 and used[0] < stats.shape[0]:
                     child = used[0]
                     used[0] += 1
-                    stats[child] = 0.0  # a new node: its cells may hold an older tree's
                     for p in range(n):
                         actions[child, p] = cards[p]
                     links[child, :buckets] = -1
+                    links[child, buckets + 1] = -1  # no statistics until entered
                     links[child, buckets] = links[node, bucket]
                     links[node, bucket] = child
                     node = -1  # expanded: the rest is a random playout

@@ -20,16 +20,17 @@ def cleared_tree(position, iterations: int, seed: int, buckets: int = bots.CHILD
     hands, hidden, pool, table = bots.playout_arrays(position)
     size, deck = iterations + 1, position.deck_size + 1
     stats = np.zeros((size, n, deck, 3))
-    links = np.full((size, buckets + 1), -1, np.int64)
+    links = np.full((size, buckets + 2), -1, np.int64)
+    links[0, -1] = 0  # the root's row of statistics
     actions = np.zeros((size, n), np.int64)
-    used = np.ones(1, np.int64)
+    used = np.ones(2, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, k, position.deck_size,
                            position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
                            bots.PLAYOUT_CODES[playout], bots.shipped_weights(),
                            bots.NO_DEALS, 0, 0)
-    return stats, links, actions, int(used[0])
+    return stats, links, actions, int(used[0]), int(used[1])
 
 
 @pytest.mark.parametrize("rules, k, seed", [(Rules("tactical", 4), 10, 1),
@@ -44,7 +45,8 @@ def test_child_lists_by_joint_turn_find_the_children_one_list_finds(rules, k, se
     for buckets in (bots.CHILD_BUCKETS, 5):
         many = cleared_tree(p, 1500, 77, buckets=buckets, playout="learned")
         assert many[3] == one[3] > 1000  # most iterations added a node
-        np.testing.assert_array_equal(many[0][:one[3]], one[0][:one[3]])
+        assert many[4] == one[4]
+        np.testing.assert_array_equal(many[0][:one[4]], one[0][:one[4]])
         np.testing.assert_array_equal(many[2][:one[3]], one[2][:one[3]])
     lists = many[1][0, :5]
     assert (lists >= 0).sum() == 5  # the root's children are spread over every list
@@ -54,7 +56,7 @@ def test_turn_bucket_spreads_a_roots_children_evenly():
     """The root's children in a 4-player tactical tree land in each of the 32 lists
     about equally often: no list holds more than twice its share."""
     p = deal_position(Rules("tactical", 4), 10, seed=6)
-    _, links, actions, used = cleared_tree(p, 3000, 5)
+    _, links, actions, used, _ = cleared_tree(p, 3000, 5)
     counts = np.zeros(bots.CHILD_BUCKETS, np.int64)
     for b in range(bots.CHILD_BUCKETS):
         child = links[0, b]
@@ -67,11 +69,12 @@ def test_turn_bucket_spreads_a_roots_children_evenly():
 
 
 def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
-    """The kernel clears every node it adds: garbage in the buffers (NaN statistics, links
-    pointing anywhere) gives the same tree, node for node, as cleared arrays."""
+    """The kernel clears every node and row of statistics it adds: garbage in the buffers
+    (NaN statistics, links pointing anywhere) gives the same tree, node for node, as
+    cleared arrays."""
     p = deal_position(Rules("tactical", 3), 6, seed=4)
     iterations, seed = 400, 12345
-    want_stats, want_links, want_actions, want_used = cleared_tree(p, iterations, seed)
+    want_stats, want_links, want_actions, want_used, rows = cleared_tree(p, iterations, seed)
     bot = make_policy("ismcts", seed=0)
     assert isinstance(bot, bots.TreeSearchBot)
     n, deck = p.players, p.deck_size + 1
@@ -80,7 +83,7 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
     links[1:] = 7
     actions[1:] = 99
     hands, hidden, pool, table = bots.playout_arrays(p)
-    used = np.ones(1, np.int64)
+    used = np.ones(2, np.int64)
     bots.ismcts_iterations(table, hands, hidden, pool, n, p.cards_left, p.deck_size,
                            p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
@@ -88,8 +91,9 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
                            bots.PLAYOUT_CODES["random"], bots.shipped_weights(),
                            bots.NO_DEALS, 0, 0)
     assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
+    assert int(used[1]) == rows > 1
     u = want_used
-    np.testing.assert_array_equal(stats[:u], want_stats[:u])
+    np.testing.assert_array_equal(stats[:rows], want_stats[:rows])
     np.testing.assert_array_equal(links[:u], want_links[:u])
     np.testing.assert_array_equal(actions[:u], want_actions[:u])
 
@@ -107,7 +111,7 @@ def test_a_bot_reusing_its_tree_decides_as_fresh_bots_do():
         fresh.decisions = i  # the same decision seed: next_seed counts decisions
         assert fresh.visits(p) == got
         fresh.decisions = i
-        stats, _, _, _ = cleared_tree(p, 300, fresh.next_seed())
+        stats, _, _, _, _ = cleared_tree(p, 300, fresh.next_seed())
         assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
         assert sum(got.values()) == 300
     assert reused.buffers[0].size >= 301 * 4 * (positions[0].deck_size + 1) * 3
@@ -128,7 +132,7 @@ def test_a_tree_grown_as_it_searches_is_the_tree_allocated_up_front(monkeypatch)
     bot = make_policy("ismcts:iterations=1500,time=1000", seed=5)
     got = bot.visits(p)
     bot.decisions = 0
-    stats, _, _, used = cleared_tree(p, 1500, bot.next_seed())
+    stats, _, _, used, _ = cleared_tree(p, 1500, bot.next_seed())
     assert used > 16 * 2 ** 4 and len(sizes) > 4  # it grew several times
     assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
 
@@ -149,7 +153,7 @@ def test_a_counted_budget_takes_its_whole_tree_at_once(monkeypatch):
     got = bot.visits(p)
     assert sizes == [1501]
     bot.decisions = 0
-    stats, _, _, _ = cleared_tree(p, 1500, bot.next_seed())
+    stats, _, _, _, _ = cleared_tree(p, 1500, bot.next_seed())
     assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
 
 
@@ -187,7 +191,7 @@ def test_a_new_bot_borrows_the_arrays_of_the_last_tree_and_decides_the_same(monk
     assert second.buffers[0] is lent[0]  # borrowed, not allocated
     second.decisions = 0
     q = deal_position(Rules("tactical", 4), 6, seed=5)
-    stats, _, _, _ = cleared_tree(q, 700, second.next_seed())
+    stats, _, _, _, _ = cleared_tree(q, 700, second.next_seed())
     assert got == {c: float(stats[0, 0, c, 0]) for c in q.hand}
     taken = bots.SpareTrees.borrow(bots.SpareTrees.EMPTY)
     assert bots.SpareTrees.borrow(bots.SpareTrees.EMPTY) is bots.SpareTrees.EMPTY  # none left
@@ -223,7 +227,7 @@ def test_a_tree_the_time_cannot_pay_for_grows_between_decisions(monkeypatch):
     got = bot.visits(p)
     assert bot.buffers[0] is held and bots.SpareTrees.wanted is None  # no growth in it
     bot.decisions = 1  # the seed of its second decision
-    stats, _, _, used = cleared_tree(p, 3000, bot.next_seed())
+    stats, _, _, used, _ = cleared_tree(p, 3000, bot.next_seed())
     assert used > 16
     assert got == {c: float(stats[0, 0, c, 0]) for c in p.hand}
 
@@ -246,3 +250,21 @@ def test_a_borrowed_set_is_no_longer_spare_and_the_largest_want_is_kept(monkeypa
     assert bots.SpareTrees.wanted == (1000, 4, 105)
     bots.SpareTrees.want(1000, 6, 105)
     assert bots.SpareTrees.wanted == (1000, 6, 105)
+
+
+@pytest.mark.parametrize("rules, k, most", [(Rules("standard", 4), 10, 0.2),
+                                            (Rules("standard", 6), 8, 0.05),
+                                            (Rules("tactical", 2), 9, 1.0)])
+def test_a_node_gets_statistics_when_first_entered(rules, k, most):
+    """Only the nodes an iteration enters get a row of statistics: every node with a row
+    has been entered (its availability counts are set), every row belongs to one node,
+    and at four players and more most nodes are added by a visit that ends there and
+    never get one."""
+    p = deal_position(rules, k, seed=3)
+    stats, links, actions, nodes, rows = cleared_tree(p, 2000, 9)
+    given = links[:nodes, -1]
+    assert sorted(given[given >= 0].tolist()) == list(range(rows))
+    assert given[0] == 0
+    for r in range(rows):
+        assert stats[r, 0, :, 2].sum() > 0  # entered: its cards' availability counted
+    assert rows <= most * nodes + 1
