@@ -583,6 +583,8 @@ EXPAND_CODES = {"random": 0, "policy": 1}  # ismcts's expand= (policy.py)
 EXPAND_POLICY = EXPAND_CODES["policy"]
 OTHERS_CODES = {"search": 0, "playout": 1}  # ismcts's others= (policy.py)
 OTHERS_PLAYOUT = OTHERS_CODES["playout"]
+LOOP_CODES = {"closed": 0, "open": 1}  # ismcts's loop= (policy.py)
+LOOP_OPEN = LOOP_CODES["open"]
 ISMCTS_C = 0.7       # UCB exploration constant, rewards in tens of cows (-cows / 10)
 REWARD_SCALE = 10.0
 # the reward is -playout_cost / scale: cows and margin in tens of cows, win a share (0..1)
@@ -801,7 +803,8 @@ class TreeSearchBot(PlayoutBot):
                               goal, explore, REWARD_SCALES[objective],
                               PLAYOUT_CODES[self.params["playout"]], weights, deals,
                               EXPAND_CODES[self.params["expand"]],
-                              OTHERS_CODES[self.params["others"]])
+                              OTHERS_CODES[self.params["others"]],
+                              LOOP_CODES[self.params["loop"]])
             done += count
             chunk *= 2
             if sizer.done(count):
@@ -829,7 +832,7 @@ def turn_bucket(cards, n, buckets):
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
-                      weights, deals, expand, others):
+                      weights, deals, expand, others, loop):
     """Iterations first..first+count-1 of the tree search: each deals the hidden hands
     from the pool (a determinisation), descends the tree of joint turns choosing each
     player's card by UCB over that player's own statistics at the node (decoupled UCT;
@@ -856,7 +859,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     playouts) from the policy's probabilities over those cards (``policy_card_untried``).
     ``others`` = OTHERS_PLAYOUT: the other players (1..n-1) play their playout policy in
     the tree too, not UCB, so the tree searches player 1's cards against the policy's
-    likely replies (their statistics are then neither kept nor read)."""
+    likely replies (their statistics are then neither kept nor read). ``loop`` =
+    LOOP_OPEN: a node's children are told apart by player 1's card alone (open loop: a
+    node stands for the bot's own cards so far, whatever the others played), not by the
+    joint turn; each player's statistics at a node are kept as before."""
     table = np.empty_like(table0)
     hands = np.empty_like(hands0)
     pool = np.empty_like(pool0)
@@ -938,11 +944,12 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                 for p in range(n):
                     path_cards[depth, p] = cards[p]
                 depth += 1
-                bucket = turn_bucket(cards, n, buckets)
+                keyed = 1 if loop == LOOP_OPEN else n  # the players whose cards tell children
+                bucket = turn_bucket(cards, keyed, buckets)
                 child = links[node, bucket]
                 while child >= 0:
                     same = True
-                    for p in range(n):
+                    for p in range(keyed):
                         if actions[child, p] != cards[p]:
                             same = False
                             break

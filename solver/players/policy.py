@@ -67,11 +67,16 @@ EXPANSIONS = ("random", "policy")
 # their own statistics (each seat searches); ``playout``, by their playout policy, as below
 # the tree (the tree searches the bot's cards against the policy's likely replies).
 OTHERS = ("search", "playout")
+# ``loop`` (ismcts): what tells a node's children apart: ``closed``, the joint turn (every
+# player's card); ``open``, the bot's own card alone (a node is the bot's cards so far,
+# whatever the others played: fewer, more visited nodes, each over many tables).
+LOOPS = ("closed", "open")
 NEEDS = {"temperature": (("playout", "learned"),), "expand": (("playout", "learned"),),
          "trust": (("belief", "learned"),),
          "weights": (("playout", "learned"), ("belief", "learned"))}
 CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
-           "belief": BELIEFS, "expand": EXPANSIONS, "others": OTHERS}
+           "belief": BELIEFS, "expand": EXPANSIONS, "others": OTHERS,
+           "loop": LOOPS}
 _EXPECTI = {"nodes": (int, 200_000), "samples": (int, 300), "time": (float, None), **OBJECTIVE}
 # name -> parameter -> (type, default); None: no such budget unless given
 PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
@@ -84,6 +89,7 @@ PARAMETERS: dict[str, dict[str, tuple[type, Any]]] = {
             **BELIEF, **WEIGHTS},
     "ismcts": {"iterations": (int, 10000), "time": (float, None), "c": (float, None),
                **OBJECTIVE, **PLAYOUT, "expand": (str, "random"), "others": (str, "search"),
+               "loop": (str, "closed"),
                **BELIEF, **WEIGHTS},
 }
 PARAMETERS.update({name: {k: v for k, v in PARAMETERS[base].items() if k not in fixed}

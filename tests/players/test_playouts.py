@@ -90,6 +90,7 @@ def test_the_policy_changes_what_the_playouts_see():
     ("mcs:playout=learned,temperature=0", "temperature must be 0.001..1000"),
     ("ismcts:others=random", "others='random' is not one of search, playout"),
     ("mcs:others=playout", "has no parameter 'others'"),
+    ("ismcts:loop=half", "loop='half' is not one of closed, open"),
 ])
 def test_a_bad_playout_is_one_clear_error(text, words):
     with pytest.raises(NimmtError) as info:
@@ -189,17 +190,22 @@ def best_response(position, policy: str) -> dict[int, int]:
     return {card: after(rows, hands, card) for card in position.hand}
 
 
+@pytest.mark.parametrize("loop", ["closed", "open"])
 @pytest.mark.parametrize("players,k,seed,policy", [
     (2, 4, 1, "careful"), (3, 4, 2, "closest"), (4, 3, 3, "lowkeeper"), (3, 4, 7, "careful")])
-def test_with_others_from_the_playout_the_tree_finds_the_best_reply(players, k, seed, policy):
+def test_with_others_from_the_playout_the_tree_finds_the_best_reply(players, k, seed, policy,
+                                                                    loop):
     """``others=playout``: the tree searches player 1's cards only, the others playing
     their playout policy in it. With every hand known and a rule bot for the others, the
     tree is player 1's whole game against that bot, so the card it visits most is a best
-    reply (brute force by the reference engine), and its mean reward is that reply's cows."""
+    reply (brute force by the reference engine), and its mean reward is that reply's cows.
+    So in an open loop (``loop=open``), where a node is player 1's cards so far: against
+    a rule bot whose replies those cards decide, it is the same game."""
     position = deal_position(Rules("logic", players), k, seed=seed)
     assert position.all_known
     exact = best_response(position, policy)
-    bot = make_policy(f"ismcts:iterations=6000,playout={policy},others=playout", seed=seed)
+    bot = make_policy(f"ismcts:iterations=6000,playout={policy},others=playout,loop={loop}",
+                      seed=seed)
     visits = bot.visits(position)
     played = max(visits, key=visits.__getitem__)
     assert exact[played] == min(exact.values()), (visits, exact)
@@ -218,3 +224,27 @@ def test_the_others_searching_is_todays_tree():
     other = make_policy("ismcts:iterations=500,others=playout", seed=2).visits(position)
     assert other != plain
     assert other == make_policy("ismcts:iterations=500,others=playout", seed=2).visits(position)
+
+
+def test_an_open_loop_tells_children_by_the_bots_own_card():
+    """``loop=open``: the root has a child for each card of the bot's hand it played (at
+    most k), whatever the others played; the closed loop, a child for each joint turn."""
+    position = deal_position(Rules("standard", 4), 8, seed=5)
+    n, deck = position.players, position.deck_size + 1
+    for loop, most in (("open", position.cards_left), ("closed", None)):
+        bot = make_policy(f"sharp:iterations=3000,loop={loop}", seed=1)
+        visits = bot.visits(position)
+        assert sum(visits.values()) == 3000
+        _, links, actions = bot.tree(3001, n, deck, keep=3001)
+        children = []
+        for b in range(bots.CHILD_BUCKETS):
+            child = links[0, b]
+            while child >= 0:
+                children.append(int(child))
+                child = links[child, bots.CHILD_BUCKETS]
+        own = [int(actions[c, 0]) for c in children]
+        if most is not None:
+            assert len(children) == len(set(own)) <= most
+            assert set(own) <= set(position.hand)
+        else:
+            assert len(children) > 10 * position.cards_left  # many joint turns
