@@ -13,7 +13,7 @@ default: uniformly random playouts). Per bot the script prints cows a round and 
 share (a shared win counts 1/winners) with 95% intervals over deals, seconds per decision,
 and the paired difference against the reference: per deal, the bot's mean cows over its
 rotations less the reference's (both held every hand), the mean over deals with its 95%
-normal interval (``solver.base.intervals``). Negative is better than the reference.
+interval by Student's t (``solver.base.intervals``). Negative is better than the reference.
 
 Deals are played in pieces of ``--piece`` and each finished piece is appended to
 ``DIR/<setting>-s<seed>-t<time>.jsonl``, so an interrupted run (Ctrl-C, a lost machine)
