@@ -829,6 +829,86 @@ def turn_bucket(cards, n, buckets):
     return np.int64((h >> np.uint64(17)) % np.uint64(buckets))
 
 
+@jit_inline
+def _stats_row(links, node, buckets, used, stats):
+    """The row of statistics of tree node ``node`` (``ismcts_iterations``' layout); a new
+    row, cleared, when an iteration enters the node for the first time."""
+    row = links[node, buckets + 1]
+    if row < 0:
+        row = used[1]
+        used[1] += 1
+        stats[row] = 0.0  # its cells may hold an older tree's
+        links[node, buckets + 1] = row
+    return row
+
+
+@jit_inline
+def _count_untried(player_stats, hand, left):
+    """How many of hand[:left] the player has not yet tried at the node (player_stats:
+    the player's statistics there, by card); each card's availability counts this visit."""
+    untried = 0
+    for i in range(left):
+        c = hand[i]
+        player_stats[c, 2] += 1.0
+        if player_stats[c, 0] == 0.0:
+            untried += 1
+    return untried
+
+
+@jit_inline
+def _untried_card(player_stats, hand, left, pick):
+    """Index into hand[:left] of the ``pick``-th card (from 0) not yet tried at the node."""
+    for i in range(left):
+        if player_stats[hand[i], 0] == 0.0:
+            if pick == 0:
+                return i
+            pick -= 1
+    return 0
+
+
+@jit_inline
+def _ucb_card(player_stats, hand, left, explore):
+    """Index into hand[:left] of the card of the highest UCB score (mean reward plus
+    ``explore`` x sqrt(log availability / visits)), every card tried; ties to the first."""
+    best, best_score = 0, -1e300
+    for i in range(left):
+        c = hand[i]
+        v = player_stats[c, 0]
+        score = player_stats[c, 1] / v + explore * np.sqrt(np.log(player_stats[c, 2]) / v)
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+@jit_inline
+def _next_node(links, actions, used, node, cards, n, keyed, buckets, capacity):
+    """The child of ``node`` that the turn cards[:n] leads to, told apart by the first
+    ``keyed`` players' cards (``turn_bucket``'s list, then its siblings); when there is
+    none, a new node for it (no statistics until entered) while the tree has room, and -1
+    (the iteration leaves the tree: the rest is a playout); -1 also when the tree is full."""
+    bucket = turn_bucket(cards, keyed, buckets)
+    child = links[node, bucket]
+    while child >= 0:
+        same = True
+        for p in range(keyed):
+            if actions[child, p] != cards[p]:
+                same = False
+                break
+        if same:
+            return child
+        child = links[child, buckets]
+    if used[0] < capacity:
+        child = used[0]
+        used[0] += 1
+        for p in range(n):
+            actions[child, p] = cards[p]
+        links[child, :buckets] = -1
+        links[child, buckets + 1] = -1  # no statistics until entered
+        links[child, buckets] = links[node, bucket]
+        links[node, bucket] = child
+    return -1
+
+
 @jit
 def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, professional, seed,
                       first, count, stats, links, actions, used, goal, explore, scale, playout,
@@ -895,41 +975,18 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
             left = k - turn
             in_tree = node >= 0
             if in_tree:
-                row = links[node, buckets + 1]
-                if row < 0:  # entered for the first time: its statistics begin
-                    row = used[1]
-                    used[1] += 1
-                    stats[row] = 0.0  # its cells may hold an older tree's
-                    links[node, buckets + 1] = row
+                row = _stats_row(links, node, buckets, used, stats)
             for p in range(n):
                 if in_tree and (p == 0 or others != OTHERS_PLAYOUT):
-                    best, best_score, untried = 0, -1e300, 0
-                    for i in range(left):
-                        c = hands[p, i]
-                        stats[row, p, c, 2] += 1.0
-                        if stats[row, p, c, 0] == 0.0:
-                            untried += 1
+                    untried = _count_untried(stats[row, p], hands[p], left)
                     if untried and expand == EXPAND_POLICY and policy[p] >= POLICY_LEARNED:
-                        best = policy_card_untried(weights, hands[p], left, table,
-                                                   professional, rng, n, deck_size, scratch,
-                                                   stats[row, p, :, 0])
+                        x = policy_card_untried(weights, hands[p], left, table, professional,
+                                                rng, n, deck_size, scratch, stats[row, p, :, 0])
                     elif untried:
-                        pick = rng_below(rng, untried)
-                        for i in range(left):
-                            if stats[row, p, hands[p, i], 0] == 0.0:
-                                if pick == 0:
-                                    best = i
-                                    break
-                                pick -= 1
+                        x = _untried_card(stats[row, p], hands[p], left,
+                                          rng_below(rng, untried))
                     else:
-                        for i in range(left):
-                            c = hands[p, i]
-                            v = stats[row, p, c, 0]
-                            score = (stats[row, p, c, 1] / v
-                                     + explore * np.sqrt(np.log(stats[row, p, c, 2]) / v))
-                            if score > best_score:
-                                best, best_score = i, score
-                    x = best
+                        x = _ucb_card(stats[row, p], hands[p], left, explore)
                 else:
                     if policy[p] < POLICY_LEARNED:
                         x = engine.pick_card(policy[p], hands[p], left, table, professional,
@@ -945,29 +1002,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                     path_cards[depth, p] = cards[p]
                 depth += 1
                 keyed = 1 if loop == LOOP_OPEN else n  # the players whose cards tell children
-                bucket = turn_bucket(cards, keyed, buckets)
-                child = links[node, bucket]
-                while child >= 0:
-                    same = True
-                    for p in range(keyed):
-                        if actions[child, p] != cards[p]:
-                            same = False
-                            break
-                    if same:
-                        break
-                    child = links[child, buckets]
-                if child < 0 and used[0] < stats.shape[0]:
-                    child = used[0]
-                    used[0] += 1
-                    for p in range(n):
-                        actions[child, p] = cards[p]
-                    links[child, :buckets] = -1
-                    links[child, buckets + 1] = -1  # no statistics until entered
-                    links[child, buckets] = links[node, bucket]
-                    links[node, bucket] = child
-                    node = -1  # expanded: the rest is a random playout
-                else:
-                    node = child
+                node = _next_node(links, actions, used, node, cards, n, keyed, buckets,
+                                  stats.shape[0])
             for p in range(n):
                 owners[p] = p
             turns.sort_turn(cards, owners, n)
