@@ -117,17 +117,27 @@ def test_a_bot_reusing_its_tree_decides_as_fresh_bots_do():
     assert reused.buffers[0].size >= 301 * 4 * (positions[0].deck_size + 1) * 3
 
 
+def tree_sizes(monkeypatch) -> list[int]:
+    """The sizes of the trees the tree bots make from now on (no spare arrays, a first
+    tree of 16 nodes): the list ``TreeSearchBot.tree`` appends each size to."""
+    monkeypatch.setattr(bots.SpareTrees, "spare", [])
+    monkeypatch.setattr(bots, "TREE_START", 16)
+    sizes: list[int] = []
+    tree = bots.TreeSearchBot.tree
+
+    def recorded(self, size, *args, **kwargs):
+        sizes.append(size)
+        return tree(self, size, *args, **kwargs)
+
+    monkeypatch.setattr(bots.TreeSearchBot, "tree", recorded)
+    return sizes
+
+
 def test_a_tree_grown_as_it_searches_is_the_tree_allocated_up_front(monkeypatch):
     """With a time budget, from a tree of 16 nodes, doubled as the search adds nodes (the
     nodes so far kept), the visits are those of a tree of the whole budget cleared up
     front (the time, far away, never binds)."""
-    monkeypatch.setattr(bots.SpareTrees, "spare", [])
-    monkeypatch.setattr(bots, "TREE_START", 16)
-    sizes = []
-    tree = bots.TreeSearchBot.tree
-    monkeypatch.setattr(bots.TreeSearchBot, "tree",
-                        lambda self, size, *a, **k: sizes.append(size) or tree(self, size, *a,
-                                                                               **k))
+    sizes = tree_sizes(monkeypatch)
     p = deal_position(Rules("standard", 4), 9, seed=7)
     bot = make_policy("ismcts:iterations=1500,time=1000", seed=5)
     got = bot.visits(p)
@@ -141,13 +151,7 @@ def test_a_counted_budget_takes_its_whole_tree_at_once(monkeypatch):
     """Without a time budget the tree is the budget's from the start, made once (a tree
     grown by doubling copied its nodes and made the first decisions at ten players take
     up to twice as long); the same visits as a tree cleared up front."""
-    monkeypatch.setattr(bots.SpareTrees, "spare", [])
-    monkeypatch.setattr(bots, "TREE_START", 16)
-    sizes = []
-    tree = bots.TreeSearchBot.tree
-    monkeypatch.setattr(bots.TreeSearchBot, "tree",
-                        lambda self, size, *a, **k: sizes.append(size) or tree(self, size, *a,
-                                                                               **k))
+    sizes = tree_sizes(monkeypatch)
     p = deal_position(Rules("standard", 4), 9, seed=7)
     bot = make_policy("ismcts:iterations=1500", seed=5)
     got = bot.visits(p)
