@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import json
 import re
@@ -65,6 +66,12 @@ def source_modules() -> dict[str, Path]:
 MODULES = source_modules()
 
 
+@functools.cache
+def syntax_tree(module: str) -> ast.Module:
+    """The module's parsed source, parsed once for every test here (none changes it)."""
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
 def layer_of(module: str) -> int | None:
     """The module's layer: the index of its folder in FOLDERS, or a declared exception."""
     if module in ON_TOP:
@@ -96,7 +103,7 @@ def resolve(module: str, node: ast.ImportFrom) -> str:
 def imports(module: str):
     """(imported module, name or None, node) for every import anywhere in ``module``; a
     name that is itself a module (``from . import exact``) counts as that module."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = syntax_tree(module)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -178,7 +185,7 @@ def underscore_imports() -> set[tuple[str, str, str]]:
             elif (name and name.startswith("_") and not name.startswith("__")
                   and target in MODULES and target != module):
                 found.add((module, target, name))
-        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        tree = syntax_tree(module)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                     and node.value.id in modules_bound and node.attr.startswith("_")
@@ -203,7 +210,7 @@ def test_the_underscore_allow_list_has_no_stale_entries():
 
 def declared_names(module: str) -> set[str] | None:
     """The module's ``__all__`` as written (None when it has none)."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = syntax_tree(module)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
                                                 for t in node.targets):
@@ -246,7 +253,7 @@ def docstring_ids(tree: ast.AST) -> set[int]:
 @pytest.mark.parametrize("module", [m for m in MODULES if m != "cli"])
 def test_library_strings_spell_no_flags(module):
     """The library names parameters (``param``); only cli.py spells ``--flags``."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = syntax_tree(module)
     docs = docstring_ids(tree)
     flags = [(node.lineno, node.value[:60]) for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and isinstance(node.value, str)

@@ -154,8 +154,9 @@ def test_full_table_stops_or_spills(request, tmp_path):
 # ---------------------------------------------------------------- the cache of recent values
 
 @pytest.mark.parametrize("placement, k, seed, workers, window", [
-    ("normal", 6, 3, 1, False), ("normal", 7, 12, 2, False), ("professional", 6, 4, 2, False),
-    ("normal", 6, 5, 1, True)])
+    ("normal", 6, 3, 1, False), ("normal", 6, 12, 2, False), ("professional", 6, 4, 2, False),
+    ("normal", 6, 5, 1, True),
+    pytest.param("normal", 7, 12, 2, False, marks=pytest.mark.slow)])
 def test_the_workers_cache_of_two_card_states_changes_no_value(monkeypatch, placement, k,
                                                                seed, workers, window):
     """Each worker keeps the two-card states it solved (not stored in the table) in a
