@@ -2198,11 +2198,23 @@ COMPILE_JOBS: dict[str, tuple[str, ...]] = {
                   "--method", "exact"),
     "montecarlo": ("analyse", "example-3p", "--method", "montecarlo", "--samples", "8",
                    "--seed", "1"),
+    # the sampler's other kernel: its exact continuation telling hidden seats apart
+    "montecarlo-win": ("analyse", "players=3 rows=1,6,16/4,20,21/7,14,22,33/30,34 "
+                       "hand=2,3,11,25 gone=5,12,13,15,17,18,24,26,27,28 taken=3,0,9",
+                       "--objective", "win", "--method", "montecarlo", "--samples", "8",
+                       "--seed", "1"),
     "exact": ("analyse", "example", "--method", "exact"),
     "bots": ("arena", "-n", "3", "--bots", "expecti:samples=4,mcs:playouts=4,"
              "ismcts:iterations=8", "--deals", "1", "--one-round", "--seed", "1"),
+    # the searches' beliefs about hidden hands (kernels/beliefs.py)
+    "beliefs": ("arena", "-n", "3", "--bots", "mcs:playouts=4,belief=learned,random,random",
+                "--deals", "1", "--one-round", "--seed", "1"),
     "games": ("simulate", "-n", "3", "--games", "1", "--one-round", "--seed", "1"),
     "draft": ("analyse", "example-draft", "--samples", "8", "--seed", "1"),
+    # the draft's own samplers: a draft analysed from its first pick, and drafted arenas
+    "draft-start": ("analyse", "example-draft-start", "--samples", "8", "--seed", "1"),
+    "draft-arena": ("arena", "--variant", "logic", "-n", "2", "--bots", "closest,random",
+                    "--drafters", "evaluate,fewest", "--deals", "1", "--seed", "1"),
 }
 
 

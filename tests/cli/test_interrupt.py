@@ -311,9 +311,9 @@ def check_interrupted(name: str, code: int, out: str, err: str, files: list[Path
 
 
 NAMES = list(commands(Path("/")))
-# One moment per command by default (within the first seconds, where bots, samplers and
-# searches are under way); `pytest -m slow` sweeps several more per command.
-QUICK = [(name, random.Random(f"{name} 0").uniform(0.2, 3.0)) for name in NAMES]
+# One moment per command by default (within the first 1.5 s, where bots, samplers and
+# searches are under way); `pytest -m slow` sweeps several more per command, up to 8 s.
+QUICK = [(name, random.Random(f"{name} 0").uniform(0.2, 1.5)) for name in NAMES]
 SWEEP = [(name, random.Random(f"{name} {seed}").uniform(0.05, 8.0))
          for name in NAMES for seed in range(1, 6)]
 

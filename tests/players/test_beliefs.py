@@ -14,7 +14,7 @@ import pytest
 
 from nimmt.solver.base.defaults import BELIEF_DEALS
 from nimmt.solver.base.rules import HAND_SIZE, Rules
-from nimmt.solver.kernels.beliefs import player_log_likelihood
+from nimmt.solver.kernels.beliefs import likelihood_work, player_log_likelihood
 from nimmt.solver.players import bots
 from nimmt.solver.players.bots import belief_sample, make_policy
 from nimmt.solver.players.policy import Bot, Decision, Seen, parse_bot
@@ -83,7 +83,7 @@ def test_the_likelihood_of_each_deal_is_the_reference_policy_s(variant, players,
         for p in hidden:
             got = player_log_likelihood(weights, trust, dealt, p, players, k,
                                         position.deck_size, position.professional, tables,
-                                        cards, len(history))
+                                        cards, len(history), *likelihood_work())
             assert got == pytest.approx(naive_log_likelihood(
                 weights, position, history, dealt, trust, [p]), abs=1e-9)
 
