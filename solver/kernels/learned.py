@@ -207,11 +207,22 @@ def policy_probs(weights, table, hand, count, players, deck_size, professional, 
 @jit_inline
 def _score(weights, table, hand, count, i, players, deck_size, professional, feats):
     """The score of hand[i] where nothing needs its features: ``linear_score`` for a
-    linear policy; a network's ``card_score`` of the features, written to feats[i] (no
-    view of the work area is made for a linear policy: its reference counting costs, once
-    a card)."""
+    linear policy; a network's ``card_score`` of the features, written to feats[i]
+    (``_network_score``; no view of the work area is made for a linear policy: its
+    reference counting costs, once a card)."""
     if weights.shape[0] == FEATURES:
         return linear_score(weights, table, hand, count, i, players, deck_size, professional)
+    return _network_score(weights, table, hand, count, i, players, deck_size, professional,
+                          feats)
+
+
+@jit
+def _network_score(weights, table, hand, count, i, players, deck_size, professional, feats):
+    """``_score`` of a policy with hidden units: ``card_score`` of hand[i]'s features,
+    written to feats[i]. A call, not inlined: the shipped policy is linear, so the
+    playouts' hot path is ``linear_score``, and the network's features (``_landing``
+    again, with every rule step under it) are not copied into each kernel that scores a
+    card (numba's inliner re-runs a callee's front end at each site: compile time)."""
     card_features(table, hand, count, i, players, deck_size, professional, feats[i])
     return card_score(weights, feats[i])
 
