@@ -104,16 +104,22 @@ def test_a_linear_score_without_features_is_the_score_of_the_features_to_the_bit
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**9), st.integers(2, 10), st.integers(2, 10),
-       st.sampled_from([1.0, 10.0, 30.0]))
+       st.sampled_from([1.0, 10.0, 30.0]), st.sampled_from([0, 0, 3]))
 def test_a_playout_card_is_the_card_drawn_from_the_normalised_probabilities(seed, players, k,
-                                                                            sharp):
+                                                                            sharp, units):
     """``policy_card`` draws from unnormalised scores: on the same random stream it plays
     the card that a draw from ``policy_probs``'s probabilities plays (the stream's number
-    u against their running sum), draw after draw, and the stream moves on alike."""
+    u against their running sum), draw after draw, and the stream moves on alike. The
+    shipped linear policy, and networks of ``units`` hidden units (scored by a call of
+    their own, ``_network_score``, not the linear policy's inlined score)."""
     rng = random.Random(seed)
     deck = rng.choice([10 * players + 4, 104])
     rows, hand = random_table(rng, players, deck, k, False)
     weights = load_weights() * sharp
+    if units:
+        weights = np.concatenate([weights, [rng.uniform(-2, 2)
+                                            for _ in range(units * (FEATURES + 2))]])
+        assert hidden_units(weights.size) == units
     _, probs = kernel_probs(weights, hand, rows, players, deck, False)
     table, cards = engine.row_table(rows), np.asarray(hand, np.int64)
     state = np.asarray([engine.rng_seed(seed, 2)], np.uint64)
