@@ -118,6 +118,7 @@ def test_puzzles_generate_is_the_same_on_every_backend(runner, scheduler, tmp_pa
     assert len(json.loads(outputs[0])["puzzles"]) == 3
 
 
+@pytest.mark.slow  # the arena on a pool and on the cluster: the two killed-worker tests below
 def test_arena_is_the_same_on_every_backend(runner, scheduler):
     args = ["arena", "--players", "3", "--bots", "closest,random,dumper", "--deals", "12",
             "--one-round", "--seed", "3", "--format", "json"]
@@ -306,7 +307,8 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(runner):
     assert "--scheduler" in line
 
 
-@pytest.mark.parametrize("address", ["not a url", "tls://127.0.0.1:1"])
+@pytest.mark.parametrize("address", [  # each a Client constructor failing: tls with -m slow
+    "not a url", pytest.param("tls://127.0.0.1:1", marks=pytest.mark.slow)])
 def test_a_scheduler_address_the_client_refuses_is_one_line_and_no_leftover(address):
     """A Client whose constructor fails is collected at once: left to the interpreter's exit,
     its __del__ waited 6 s and printed a traceback after the error line (a real process:

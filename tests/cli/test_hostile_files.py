@@ -468,7 +468,8 @@ def test_numba_falls_back_to_a_private_temporary_cache(tmp_path):
         probe.stderr  # the copy's kernels, not the installed ones
 
 
-@pytest.mark.parametrize("planted", ["file", "open folder"])
+@pytest.mark.parametrize("planted", [pytest.param("file", marks=pytest.mark.slow),  # -m slow
+                                     "open folder"])
 def test_numba_runs_uncached_when_no_safe_folder_exists(tmp_path, planted):
     copy, tmp = read_only_copy(tmp_path), tmp_path / "tmp"
     tmp.mkdir()

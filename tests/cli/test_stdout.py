@@ -18,6 +18,14 @@ COMMANDS = [["deal", "-n", "2", "--seed", "1"], ["analyse", "example"], ["show",
             ["--help"]]
 
 
+def commands(default: str) -> list:
+    """COMMANDS as parameters: the default run takes command ``default`` (the streams are
+    handled in cli.main, the same for every command); `pytest -m slow` all of them."""
+    return [pytest.param(args, id=args[0],
+                         marks=[] if args[0] == default else [pytest.mark.slow])
+            for args in COMMANDS]
+
+
 def nimmt(args: list[str], **streams) -> subprocess.CompletedProcess:
     streams.setdefault("stderr", subprocess.PIPE)
     return subprocess.run([sys.executable, "-c", MAIN, *args], cwd=ROOT, timeout=600,
@@ -34,7 +42,7 @@ def one_error_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: a[0])
+@pytest.mark.parametrize("args", commands("analyse"))
 def test_a_full_device_is_one_line_and_exit_1(args):
     with open("/dev/full", "w") as full:
         result = nimmt(args, stdout=full)
@@ -44,7 +52,7 @@ def test_a_full_device_is_one_line_and_exit_1(args):
     assert "> out.txt" in line  # the fix
 
 
-@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: a[0])
+@pytest.mark.parametrize("args", commands("--help"))
 def test_a_closed_stdout_is_one_line_and_exit_1(args):
     result = nimmt(args, preexec_fn=lambda: os.close(1))
     line = one_error_line(result)
@@ -63,7 +71,7 @@ def test_a_reader_that_went_away_ends_the_run_quietly():
     assert result.stderr.decode() == ""
 
 
-@pytest.mark.parametrize("stderr", ["closed", "full"])
+@pytest.mark.parametrize("stderr", ["closed", pytest.param("full", marks=pytest.mark.slow)])
 def test_a_failing_stderr_does_not_stop_the_output(stderr):
     """deal without --seed reports its seed on stderr; the position still reaches stdout."""
     if stderr == "full" and not os.path.exists("/dev/full"):

@@ -233,12 +233,14 @@ def test_random_states_are_legal():
 
 
 def test_kernels_match_reference_random_turns():
-    stats = run_batches(80_000, SEED)
+    """One batch of 20,000 turns (the reference's Python takes most of the time);
+    `pytest -m slow` compares 2,000,000 more."""
+    stats = run_batches(20_000, SEED)
     # the bias works: every kind of choice and both sixth cards happen often
-    for key, least in [("normal take explicit", 10_000), ("normal take rule", 6_000),
-                       ("professional take explicit", 2_000), ("professional take rule", 1_600),
-                       ("professional tie explicit", 1_000), ("professional tie rule", 800),
-                       ("sixth right", 28_000), ("sixth left", 16_000)]:
+    for key, least in [("normal take explicit", 2_500), ("normal take rule", 1_500),
+                       ("professional take explicit", 500), ("professional take rule", 400),
+                       ("professional tie explicit", 250), ("professional tie rule", 200),
+                       ("sixth right", 7_000), ("sixth left", 4_000)]:
         assert stats[key] >= least, stats
 
 

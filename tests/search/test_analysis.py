@@ -223,8 +223,16 @@ def exact_values(position, model):
     return {c.card: c.value for c in result.cards}
 
 
-@pytest.mark.parametrize("model", ["random", "worst"])
-@pytest.mark.parametrize("name", list(CASES))
+# The brute force of these takes 1-4 s each (the others well under 1 s): their variant,
+# players and placement are in the default run by other cases; `pytest -m slow` runs them.
+SLOW_BRUTE = {("standard-2p-normal-k2-s28", "random"), ("standard-2p-normal-k2-s28", "worst"),
+              ("tactical-3p-normal-k3-s11", "worst")}
+
+
+@pytest.mark.parametrize("name,model", [
+    pytest.param(name, model, id=f"{name}-{model}",
+                 marks=[pytest.mark.slow] if (name, model) in SLOW_BRUTE else [])
+    for name in CASES for model in ("random", "worst")])
 def test_exact_matches_brute_force(name, model):
     position = CASES[name]()
     expected = brute_force(position, model)
@@ -254,8 +262,11 @@ def test_crafted_positions_meet_their_situations(name):
     assert CRAFTED_EVENTS[name] <= events, events
 
 
+@pytest.mark.slow
 def test_dealt_positions_meet_every_situation():
-    """Across the dealt positions: takes, ties and sixth cards for both sides."""
+    """Across the dealt positions: takes, ties and sixth cards for both sides. A check of
+    the fixed cases above (the brute force of every one of them), not of the solver: run
+    with `pytest -m slow`."""
     events: set = set()
     for v, n, pl, k, s in DEALT:
         brute_force(dealt(v, n, pl, k, s), "random", events)

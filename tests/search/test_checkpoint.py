@@ -228,7 +228,8 @@ def test_ctrl_c_keeps_the_cells_solved_and_says_so(tmp_path):
 # ---------------------------------------------------------------- root cells as units
 
 @pytest.mark.parametrize("placement,k,seed", [("normal", 5, 7), ("professional", 5, 3),
-                                              ("normal", 6, 2)])
+                                              pytest.param("normal", 6, 2,  # 1-4 s: -m slow
+                                                           marks=pytest.mark.slow)])
 def test_root_cells_apart_are_the_shared_solves_cells(placement, k, seed):
     position = dealt(k, seed, placement)
     whole = solve_nash(position, workers=2)

@@ -288,10 +288,19 @@ TINY = [
 ]
 
 
-@pytest.mark.parametrize("text", TINY)
-@pytest.mark.parametrize("drafters, bots", [("random", "closest"), ("cheap", "dumper"),
-                                            ("optimal", "closest"),
-                                            ("random,optimal", "lowkeeper,closest")])
+# The naive enumeration of the snake draft takes 2-3 s for each pair of drafters: the
+# default run takes it with the cheap drafters and with random and optimal ones together
+# (the others on the smaller drafts); `pytest -m slow` with each pair.
+ENUMERATED = [pytest.param(text, drafters, bots, id=f"{drafters}-{bots}-{name}",
+                           marks=[pytest.mark.slow] if name == "snake"
+                           and drafters in ("random", "optimal") else [])
+              for drafters, bots in [("random", "closest"), ("cheap", "dumper"),
+                                     ("optimal", "closest"),
+                                     ("random,optimal", "lowkeeper,closest")]
+              for name, text in zip(("2p", "3p", "snake"), TINY)]
+
+
+@pytest.mark.parametrize("text, drafters, bots", ENUMERATED)
 def test_exact_enumeration_against_a_naive_one(text, drafters, bots):
     draft = parse_draft(text)
     n = draft.players

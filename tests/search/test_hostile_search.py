@@ -82,7 +82,9 @@ def test_error_types():
 
 # ---------------------------------------------------------------- time limit
 
-@pytest.mark.parametrize("model", ["random", "worst"])
+# A second each: the default run stops each model once (random here, worst on the command
+# line below); `pytest -m slow` both models in both
+@pytest.mark.parametrize("model", ["random", pytest.param("worst", marks=pytest.mark.slow)])
 def test_exact_search_stops_at_its_time_limit(model):
     start = time.perf_counter()
     with pytest.raises(SearchStopped) as info:
@@ -95,7 +97,7 @@ def test_exact_search_stops_at_its_time_limit(model):
     assert "--time-limit" in cli.cli_message(stopped)  # the CLI names the flag
 
 
-@pytest.mark.parametrize("model", ["random", "worst"])
+@pytest.mark.parametrize("model", [pytest.param("random", marks=pytest.mark.slow), "worst"])
 def test_cli_exact_time_limit_is_one_line(runner, model):
     start = time.perf_counter()
     result = invoke(runner, "analyse", big(), "--opponents", model, "--method", "exact",

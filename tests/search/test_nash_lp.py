@@ -78,7 +78,8 @@ def test_near_equal_rows_found_by_search():
     check(NEAR_EQUAL)
 
 
-@pytest.mark.parametrize("seed", range(4))
+# 300 games a seed: the default run takes seed 0, `pytest -m slow` the others too
+@pytest.mark.parametrize("seed", [0, *(pytest.param(s, marks=pytest.mark.slow) for s in (1, 2, 3))])
 def test_games_with_near_equal_lines(seed):
     rng = np.random.default_rng(seed)
     for _ in range(300):
@@ -105,7 +106,7 @@ def solve_other_side(p):
     return value, x[:m], y[:n]
 
 
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])  # as above
 def test_the_other_sides_lp(seed):
     rng = np.random.default_rng(seed)
     for _ in range(200):

@@ -78,7 +78,7 @@ def test_last_turn_against_the_reference(placement):
 
 # ---------------------------------------------------------------- the plan
 
-@pytest.mark.parametrize("k", [5, 6])
+@pytest.mark.parametrize("k", [5, pytest.param(6, marks=pytest.mark.slow)])  # k=6: 3-5 s
 def test_estimate_counts_the_states_kept(k):
     """Dealt positions (seeds 10-17, as calibrated): the estimate is of the states the
     table keeps (levels MEMO_FROM..k-1), above most counts and never far off."""

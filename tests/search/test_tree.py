@@ -561,7 +561,13 @@ def real_dot_nodes(graph):
                                                                               "graph")]
 
 
-@pytest.mark.parametrize("name,model", WRITE_CASES)
+# pydot's parser takes 1-3 s a tree: the default run reads back the nash tree and the
+# three-player one (the worst model's trees go through the other formats in test_round_trip,
+# a depth-limited tree through .dot in test_cli_other_formats); `pytest -m slow` all four
+@pytest.mark.parametrize("name,model", [
+    pytest.param(*case, marks=[pytest.mark.slow] if case in (("tactical2-k2-s0", "worst"),
+                                                              ("example-depth1", "random"))
+                 else []) for case in WRITE_CASES])
 def test_dot_parses(tmp_path, name, model):
     pydot = pytest.importorskip("pydot")
     g = tree_of(name, model)
@@ -726,6 +732,7 @@ def test_cli_nash_text(runner):
     assert f"value {value:.3f}" in result.stdout.splitlines()[0]
 
 
+@pytest.mark.slow  # the same command as the next test, whose checks hold these
 def test_cli_max_nodes_refusal(runner, tmp_path):
     out = tmp_path / "x.graphml"
     line = assert_one_line_error(invoke(runner, "example", "--max-nodes", 100, "--output", out))

@@ -56,11 +56,11 @@ CASES = [  # (rules, cards left, seed, known hands given): two or three hidden h
 ]
 
 
-# the worst model's search of the two largest cases takes 15-20 s each: run with -m slow
-SLOW_CASES = {1, 6}
+# the worst model's search of the two largest cases takes 15-20 s each, and cases 1 (case 2
+# again, another seed) and 5 (case 4 again) 2-5 s: run with -m slow
+SLOW_CASES = {"random": {1}, "worst": {1, 5, 6}}
 MODEL_CASES = [pytest.param(model, *case, id=f"{model}-rules{i}-{case[1]}-{case[2]}-{case[3]}",
-                            marks=[pytest.mark.slow] if model == "worst" and i in SLOW_CASES
-                            else [])
+                            marks=[pytest.mark.slow] if i in SLOW_CASES[model] else [])
                for model in ("random", "worst") for i, case in enumerate(CASES)]
 
 
@@ -209,7 +209,7 @@ def test_goal_tells_hidden_seats_apart_only_for_win_with_two_or_more():
         goal_array(deal_position(Rules("tactical", 3), 3, seed=4), "win")
 
 
-@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("players", [3, pytest.param(4, marks=pytest.mark.slow)])
 def test_search_bots_play_win_with_hidden_hands(players):
     from nimmt.solver.players.bots import make_policy
     from nimmt.solver.search.analysis import analyse
@@ -251,8 +251,8 @@ class Totals:
 
 
 @pytest.mark.parametrize("model,players,k,seed", [
-    (model, *case) if (model, case) != ("worst", (3, 3, 4))
-    else pytest.param(model, *case, marks=pytest.mark.slow)  # 27 s: run with -m slow
+    (model, *case) if case != (3, 3, 4)
+    else pytest.param(model, *case, marks=pytest.mark.slow)  # 3-27 s: run with -m slow
     for model in ("random", "worst") for case in ((3, 2, 1), (3, 3, 4), (4, 2, 3))])
 def test_game_win_with_hidden_hands_keeps_each_hidden_players_score(players, k, seed, model):
     """In a game of three or more the round's end is worth the share of the fewest totals
@@ -272,8 +272,9 @@ def test_game_win_with_hidden_hands_keeps_each_hidden_players_score(players, k, 
         assert got == pytest.approx(brute_win(totals, model), abs=TOL), (scores, threshold)
 
 
-@pytest.mark.parametrize("players,k,seed,objective", [(3, 4, 1, "cows"), (4, 3, 2, "cows"),
-                                                       (2, 5, 3, "win"), (2, 6, 4, "win")])
+@pytest.mark.parametrize("players,k,seed,objective", [
+    (3, 4, 1, "cows"), (4, 3, 2, "cows"), (2, 5, 3, "win"),
+    pytest.param(2, 6, 4, "win", marks=pytest.mark.slow)])  # 2-3 s: run with -m slow
 def test_the_kernel_without_attribution_frames_gives_the_same_values(players, k, seed,
                                                                      objective):
     """Where hidden seats are not told apart, the kernel compiled with its ATTRIBUTE frames
