@@ -484,9 +484,13 @@ class PlayoutBot(Bot):
                              weights=bot_weights(self.spec))[0]
 
     def playout_weights(self) -> np.ndarray:
-        """The learned policy's weights for the playouts (``bot_weights``) divided by the
-        bot's ``temperature``."""
-        return bot_weights(self.spec) / self.params["temperature"]
+        """The learned policy's weights for the playouts (``bot_weights``): row 0 for the
+        bot's own cards, divided by its ``temperature``; row 1 for the other players',
+        divided by ``others_temperature`` (by default the same)."""
+        weights = bot_weights(self.spec)
+        own = self.params["temperature"]
+        others = self.params.get("others_temperature")
+        return np.stack([weights / own, weights / (own if others is None else others)])
 
 
 class MonteCarloBot(PlayoutBot):
@@ -532,7 +536,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
     bot drawn for each player, ``draw_policies``) with rule-following rows; sums[i] +=
     player 1's playout_cost after card i (``goal``: the objective,
     positions.objective.playout_goal); ``weights``: the learned policy's, read when
-    ``playout`` is PLAYOUT_CODES["learned"]; ``deals``: when not empty, playout j takes every
+    ``playout`` is PLAYOUT_CODES["learned"] (row 0 player 1's, row 1 the other players',
+    ``PlayoutBot.playout_weights``); ``deals``: when not empty, playout j takes every
     hand from deals[j mod len(deals)] (``belief_sample``) instead of dealing the pool.
     Playout j draws from stream (seed, j) whatever the card (common random numbers)."""
     got = np.zeros(n, np.int64)
@@ -567,8 +572,8 @@ def mcs_playouts(table0, hands0, hidden, pool0, n, k, deck_size, professional, s
                             x = engine.pick_card(policy[p], hands[p], left, table,
                                                  professional, rng, n, deck_size)
                         else:
-                            x = policy_card(policy[p], weights, hands[p], left, table,
-                                            professional, rng, n, deck_size, scratch)
+                            x = policy_card(policy[p], weights[min(p, 1)], hands[p], left,
+                                            table, professional, rng, n, deck_size, scratch)
                     cards[p] = hands[p, x]
                     owners[p] = p
                     hands[p, x] = hands[p, left - 1]
@@ -932,8 +937,8 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     row given is cleared here).
     Each player's reward: -playout_cost / scale (``goal``: the objective,
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
-    playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, as in
-    ``mcs_playouts``); ``deals``: the hands of iteration j from deals[j mod len(deals)]
+    playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, a row for player
+    1 and a row for the others, as in ``mcs_playouts``); ``deals``: the hands of iteration j from deals[j mod len(deals)]
     when not empty, as in ``mcs_playouts``. A node plays each player's untried cards first,
     one per visit: drawn uniformly, or with ``expand`` = EXPAND_POLICY (and the learned
     playouts) from the policy's probabilities over those cards (``policy_card_untried``).
@@ -980,8 +985,9 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                 if in_tree and (p == 0 or others != OTHERS_PLAYOUT):
                     untried = _count_untried(stats[row, p], hands[p], left)
                     if untried and expand == EXPAND_POLICY and policy[p] >= POLICY_LEARNED:
-                        x = policy_card_untried(weights, hands[p], left, table, professional,
-                                                rng, n, deck_size, scratch, stats[row, p, :, 0])
+                        x = policy_card_untried(weights[min(p, 1)], hands[p], left, table,
+                                                professional, rng, n, deck_size, scratch,
+                                                stats[row, p, :, 0])
                     elif untried:
                         x = _untried_card(stats[row, p], hands[p], left,
                                           rng_below(rng, untried))
@@ -992,7 +998,7 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
                         x = engine.pick_card(policy[p], hands[p], left, table, professional,
                                              rng, n, deck_size)
                     else:
-                        x = policy_card(policy[p], weights, hands[p], left, table,
+                        x = policy_card(policy[p], weights[min(p, 1)], hands[p], left, table,
                                         professional, rng, n, deck_size, scratch)
                 cards[p] = hands[p, x]
                 hands[p, x] = hands[p, left - 1]

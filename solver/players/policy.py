@@ -47,7 +47,10 @@ OBJECTIVE = {"objective": (str, "cows")}
 PLAYOUTS = (*RULE_BOTS, "mix", "learned")
 # ``temperature`` divides the learned policy's scores before its softmax (below 1 it plays
 # its likelier cards more often, above 1 more evenly); only ``playout=learned`` reads it.
-PLAYOUT = {"playout": (str, "random"), "temperature": (float, 1.0)}
+# ``others_temperature`` divides them for the other players' cards alone (by default
+# ``temperature``'s): the bot's own future play sharp, the others' looser, say.
+PLAYOUT = {"playout": (str, "random"), "temperature": (float, 1.0),
+           "others_temperature": (float, None)}
 # A weights file of the learned policy (players/training.py ``load_weights``) instead of the
 # shipped one: for the ``learned`` bot, and for the playouts and beliefs of mcs and ismcts.
 WEIGHTS = {"weights": (str, None)}
@@ -72,6 +75,7 @@ OTHERS = ("search", "playout")
 # whatever the others played: fewer, more visited nodes, each over many tables).
 LOOPS = ("closed", "open")
 NEEDS = {"temperature": (("playout", "learned"),), "expand": (("playout", "learned"),),
+         "others_temperature": (("playout", "learned"),),
          "trust": (("belief", "learned"),),
          "weights": (("playout", "learned"), ("belief", "learned"))}
 CHOICES = {"objective": OBJECTIVES, "playout": PLAYOUTS, "play": ("greedy", "sampled"),
@@ -96,7 +100,8 @@ PARAMETERS.update({name: {k: v for k, v in PARAMETERS[base].items() if k not in 
                    for name, (base, fixed) in PRESETS.items()})
 LIMITS = {"nodes": (1, 10**12), "samples": (2, 10**9), "time": (0.001, 86_400.0),
           "k": (1, HAND_SIZE), "playouts": (1, 10**9), "iterations": (1, 10**7),
-          "c": (0.0, 100.0), "trust": (0.0, 1.0), "temperature": (0.001, 1000.0)}
+          "c": (0.0, 100.0), "trust": (0.0, 1.0), "temperature": (0.001, 1000.0),
+          "others_temperature": (0.001, 1000.0)}
 
 
 # ---------------------------------------------------------------- names

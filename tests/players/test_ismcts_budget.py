@@ -28,7 +28,7 @@ def cleared_tree(position, iterations: int, seed: int, buckets: int = bots.CHILD
                            position.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(position, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
-                           bots.PLAYOUT_CODES[playout], bots.shipped_weights(),
+                           bots.PLAYOUT_CODES[playout], np.stack([bots.shipped_weights()] * 2),
                            bots.NO_DEALS, 0, 0, 0)
     return stats, links, actions, int(used[0]), int(used[1])
 
@@ -88,7 +88,7 @@ def test_a_dirty_buffer_builds_the_same_tree_as_a_cleared_one():
                            p.professional, seed,
                            np.int64(0), np.int64(iterations), stats, links, actions, used,
                            playout_goal(p, "cows"), bots.ISMCTS_C, bots.REWARD_SCALE,
-                           bots.PLAYOUT_CODES["random"], bots.shipped_weights(),
+                           bots.PLAYOUT_CODES["random"], np.stack([bots.shipped_weights()] * 2),
                            bots.NO_DEALS, 0, 0, 0)
     assert int(used[0]) == want_used > 100  # the tree grew: many nodes were added
     assert int(used[1]) == rows > 1

@@ -5,14 +5,17 @@ round, walked here turn by turn by ``solver/base/reference.py`` with the engine'
 ``bot_card`` choosing each card."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from nimmt.solver.base import reference
 from nimmt.solver.base.errors import NimmtError
 from nimmt.solver.base.rules import Rules
 from nimmt.solver.kernels.engine import bot_card
+from nimmt.solver.kernels.learned import FEATURE_NAMES
 from nimmt.solver.players import bots
 from nimmt.solver.players.bots import make_policy, parse_bot
+from nimmt.solver.positions.objective import playout_goal
 from nimmt.solver.search.game import deal_position
 
 import naive
@@ -132,6 +135,49 @@ def test_a_cold_learned_playout_is_the_reference_policy_s_greedy_round(players, 
     warm = make_policy("mcs:playouts=3,playout=learned", seed=seed).values(position)
     again = make_policy("mcs:playouts=3,playout=learned,temperature=1", seed=seed)
     assert again.values(position) == warm
+
+
+@pytest.mark.parametrize("players,k,seed", [(2, 6, 1), (3, 5, 2), (4, 4, 3)])
+def test_the_bot_s_own_row_of_weights_and_the_others_row(players, k, seed):
+    """``mcs_playouts`` plays player 1's later cards by row 0 of its weights and every other
+    player's by row 1: row 0 the shipped policy made cold (its likeliest card), row 1 a
+    policy of one weight, on the card's height, so large that it always plays its lowest
+    card. Every playout is then the reference round with those two players."""
+    position = deal_position(Rules("logic", players), k, seed=seed)
+    own = bots.shipped_weights() * 1000.0
+    lowest = np.zeros_like(own)
+    lowest[FEATURE_NAMES.index("card height")] = -1e5
+    hands, hidden, pool, table = bots.playout_arrays(position)
+    sums = np.zeros(k)
+    bots.mcs_playouts(table, hands, hidden, pool, players, k, position.deck_size,
+                      position.professional, seed, 0, 3, sums, playout_goal(position, "cows"),
+                      bots.PLAYOUT_CODES["learned"], np.stack([own, lowest]), bots.NO_DEALS)
+    weights = bots.shipped_weights()
+    for i, first in enumerate(position.hand):
+
+        def pick(player: int, hand: list, rows: list) -> int:
+            if player > 0:
+                return min(hand)
+            if len(hand) == position.cards_left:
+                return first
+            probs = naive.learned_probs(weights, list(hand), rows, players,
+                                        position.deck_size, position.professional)
+            return hand[max(range(len(hand)), key=probs.__getitem__)]
+
+        _, cows = reference.play_round([list(r) for r in position.rows], position.hands,
+                                       position.professional, pick)
+        assert sums[i] == 3 * cows[0], first
+
+
+def test_others_temperature_is_the_others_row_only():
+    """Given as ``temperature`` it changes nothing; given apart it changes the playouts."""
+    position = deal_position(Rules("tactical", 4), 6, seed=5)
+    base = make_policy("mcs:playouts=200,playout=learned,temperature=0.5", seed=2)
+    same = make_policy("mcs:playouts=200,playout=learned,temperature=0.5,"
+                       "others_temperature=0.5", seed=2)
+    other = make_policy("mcs:playouts=200,playout=learned,temperature=0.5,"
+                        "others_temperature=3", seed=2)
+    assert same.values(position) == base.values(position) != other.values(position)
 
 
 def likeliest(position, m: int) -> set[int]:
