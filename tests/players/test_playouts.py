@@ -155,7 +155,7 @@ def test_the_bot_s_own_row_of_weights_and_the_others_row(players, k, seed):
     weights = bots.shipped_weights()
     for i, first in enumerate(position.hand):
 
-        def pick(player: int, hand: list, rows: list) -> int:
+        def pick(player: int, hand: list, rows: list, first: int = first) -> int:
             if player > 0:
                 return min(hand)
             if len(hand) == position.cards_left:
