@@ -939,9 +939,10 @@ def ismcts_iterations(table0, hands0, hidden, pool0, n, k, deck_size, profession
     positions.objective.playout_goal); ``explore``: the UCB constant; ``playout``: the
     playouts' policy below the tree (a PLAYOUT_CODES code and ``weights``, a row for player
     1 and a row for the others, as in ``mcs_playouts``); ``deals``: the hands of iteration
-    j from deals[j mod len(deals)] when not empty, as in ``mcs_playouts``. A node plays each player's untried cards first,
-    one per visit: drawn uniformly, or with ``expand`` = EXPAND_POLICY (and the learned
-    playouts) from the policy's probabilities over those cards (``policy_card_untried``).
+    j from deals[j mod len(deals)] when not empty, as in ``mcs_playouts``. A node plays
+    each player's untried cards first, one per visit: drawn uniformly, or with ``expand`` =
+    EXPAND_POLICY (and the learned playouts) from the policy's probabilities over those
+    cards (``policy_card_untried``).
     ``others`` = OTHERS_PLAYOUT: the other players (1..n-1) play their playout policy in
     the tree too, not UCB, so the tree searches player 1's cards against the policy's
     likely replies (their statistics are then neither kept nor read). ``loop`` =
